@@ -1,0 +1,585 @@
+//! One game under one spec's rules: placement, shots, powers, counters, turns and the end.
+
+use super::cellset::CellSet;
+use super::layout::line_cells;
+use super::outcome::{Event, Outcome};
+use crate::cell::{Cell, MAX_SIDE, RawCell};
+use crate::spec::{Counter, LostCheck, Rules, Touching};
+use serde::Serialize;
+use std::sync::Arc;
+
+const NONE: u8 = u8::MAX;
+const CELLS: usize = MAX_SIDE as usize * MAX_SIDE as usize;
+
+/// A direction a ship extends from its anchor cell (rows grow downwards).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Dir {
+    Right,
+    Down,
+    Left,
+    Up,
+}
+
+impl Dir {
+    /// `(row step, col step)`.
+    pub fn delta(self) -> (i64, i64) {
+        match self {
+            Dir::Right => (0, 1),
+            Dir::Down => (1, 0),
+            Dir::Left => (0, -1),
+            Dir::Up => (-1, 0),
+        }
+    }
+
+    pub fn from_word(w: &str) -> Option<Dir> {
+        match w {
+            "right" => Some(Dir::Right),
+            "down" => Some(Dir::Down),
+            "left" => Some(Dir::Left),
+            "up" => Some(Dir::Up),
+            _ => None,
+        }
+    }
+}
+
+/// A drone scans a row or a column.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Axis {
+    Row,
+    Col,
+}
+
+/// How a game ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum End {
+    /// One-player game: every ship sunk.
+    Won,
+    /// One-player game: the move limit was reached.
+    Lost,
+    /// Two-player game: this player (index) lost all their ships.
+    Loser(usize),
+}
+
+/// Why a placement was refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PlaceError {
+    OffBoard,
+    /// The cells are not a straight run of the item's length.
+    NotALine,
+    /// Shares a cell with this item (index).
+    Overlap(usize),
+    /// Touches this item (index) where the spec forbids it.
+    Touching(usize),
+    AlreadyPlaced,
+}
+
+impl PlaceError {
+    /// A sentence for reports, naming the other item where there is one.
+    pub fn describe(&self, rules: &Rules) -> String {
+        match self {
+            PlaceError::OffBoard => "extends off the board".into(),
+            PlaceError::NotALine => {
+                "is not a straight line of consecutive cells of its length".into()
+            }
+            PlaceError::Overlap(i) => format!("overlaps {}", rules.items[*i].name),
+            PlaceError::Touching(i) => format!("touches {}", rules.items[*i].name),
+            PlaceError::AlreadyPlaced => "is already placed".into(),
+        }
+    }
+}
+
+/// The answer to one action, with the details the handouts report.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Answer {
+    pub outcome: Outcome,
+    /// What happened physically.
+    pub event: Option<Event>,
+    /// The kind of the ship sunk (e.g. `"cruiser"`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ship: Option<String>,
+    /// The owner of the ship sunk or grenade hit (two-player games).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub owner: Option<String>,
+    /// A drone's count of ship cells.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub count: Option<u32>,
+    /// A missile's struck cells and each one's outcome, row by row.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub cells: Vec<(Cell, Outcome)>,
+    /// Why a placement was rejected.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+impl Answer {
+    /// The answer to a placement: `ok`, or `rejected` with why.
+    pub fn placement(outcome: Outcome, reason: Option<String>) -> Answer {
+        Answer {
+            reason,
+            ..Answer::of(outcome, None)
+        }
+    }
+
+    fn of(outcome: Outcome, event: Option<Event>) -> Answer {
+        Answer {
+            outcome,
+            event,
+            ship: None,
+            owner: None,
+            count: None,
+            cells: vec![],
+            reason: None,
+        }
+    }
+}
+
+/// A game in progress. Cheap to clone (no heap beyond the item tables).
+#[derive(Debug, Clone)]
+pub struct Game {
+    rules: Arc<Rules>,
+    cells: Vec<Vec<Cell>>,
+    hits: Vec<u8>,
+    occupant: Box<[u8; CELLS]>,
+    occupied: CellSet,
+    fired: CellSet,
+    counters: [u32; 3],
+    powers_used: [u8; 2],
+    next: usize,
+    skips: Vec<u8>,
+    end: Option<End>,
+}
+
+fn index(c: Cell) -> usize {
+    usize::from(c.row) * usize::from(MAX_SIDE) + usize::from(c.col)
+}
+
+impl Game {
+    /// An empty board under `rules`: nothing placed, nothing shot, the first player to move.
+    pub fn new(rules: Arc<Rules>) -> Game {
+        let n = rules.items.len();
+        Game {
+            next: rules.first,
+            skips: vec![0; rules.players.len()],
+            cells: vec![Vec::new(); n],
+            hits: vec![0; n],
+            occupant: Box::new([NONE; CELLS]),
+            occupied: CellSet::default(),
+            fired: CellSet::default(),
+            counters: [0; 3],
+            powers_used: [0; 2],
+            end: None,
+            rules,
+        }
+    }
+
+    /// Gives the turn to player `p` (index), for a setup that names who moves first.
+    pub fn set_next(&mut self, p: usize) {
+        self.next = p;
+    }
+
+    pub fn rules(&self) -> &Arc<Rules> {
+        &self.rules
+    }
+
+    /// The cells of item `i` (empty while unplaced).
+    pub fn item_cells(&self, i: usize) -> &[Cell] {
+        &self.cells[i]
+    }
+
+    pub fn is_placed(&self, i: usize) -> bool {
+        !self.cells[i].is_empty()
+    }
+
+    /// The on-board cell for `raw`, if it is on this board.
+    pub fn on_board(&self, raw: RawCell) -> Option<Cell> {
+        self.rules.cell(raw)
+    }
+
+    /// Places item `item` on `length` cells from `at` towards `dir`.
+    pub fn place(&mut self, item: usize, at: RawCell, dir: Dir) -> Result<(), PlaceError> {
+        let def = &self.rules.items[item];
+        let cells = line_cells(self.rules.rows, self.rules.cols, at, dir, def.length)
+            .ok_or(PlaceError::OffBoard)?;
+        self.place_cells(item, &cells)
+    }
+
+    /// Places item `item` on exactly `cells`, which must be on the board and form a straight
+    /// run of the item's length; the spec's overlap and touching rules apply.
+    pub fn place_cells(&mut self, item: usize, cells: &[Cell]) -> Result<(), PlaceError> {
+        if self.is_placed(item) {
+            return Err(PlaceError::AlreadyPlaced);
+        }
+        let def = &self.rules.items[item];
+        if cells
+            .iter()
+            .any(|c| c.row >= self.rules.rows || c.col >= self.rules.cols)
+        {
+            return Err(PlaceError::OffBoard);
+        }
+        if !is_line(cells, def.length) {
+            return Err(PlaceError::NotALine);
+        }
+        for c in cells {
+            let o = self.occupant[index(*c)];
+            if o != NONE {
+                return Err(PlaceError::Overlap(usize::from(o)));
+            }
+        }
+        if self.rules.touching != Touching::Allowed {
+            let corners = self.rules.touching == Touching::ForbiddenEdgeAndCorner;
+            for c in cells {
+                for (dr, dc) in NEIGHBOURS {
+                    if !corners && dr != 0 && dc != 0 {
+                        continue;
+                    }
+                    let n = RawCell {
+                        row: i64::from(c.row) + dr,
+                        col: i64::from(c.col) + dc,
+                    };
+                    if let Some(n) = self.on_board(n) {
+                        let o = self.occupant[index(n)];
+                        if o != NONE && usize::from(o) != item {
+                            return Err(PlaceError::Touching(usize::from(o)));
+                        }
+                    }
+                }
+            }
+        }
+        for c in cells {
+            self.occupant[index(*c)] = item as u8;
+            self.occupied.insert(*c);
+        }
+        let mut sorted = cells.to_vec();
+        sorted.sort();
+        self.cells[item] = sorted;
+        Ok(())
+    }
+
+    /// Fires at `at` for `player` (index; `None` means whoever's turn it is).
+    ///
+    /// Follows the spec's `[events]` table: off-board, then repeated, then record the shot,
+    /// then miss / grenade / sunk / hit (colab-6x6 Step 7's order, shared by every handout).
+    pub fn fire(&mut self, player: Option<usize>, at: RawCell) -> Answer {
+        if let Some(a) = self.game_over_answer() {
+            return a;
+        }
+        let shooter = player.unwrap_or(self.next);
+        if self.rules.players.len() > 1 && shooter != self.next {
+            return self.apply(
+                Event::OutOfTurn,
+                shooter,
+                Answer::of(Outcome::Invalid, None),
+            );
+        }
+        let Some(cell) = self.on_board(at) else {
+            return self.apply(Event::OffBoard, shooter, Answer::of(Outcome::Invalid, None));
+        };
+        let (event, answer) = self.strike(cell, shooter);
+        self.apply(event, shooter, answer)
+    }
+
+    /// Scans row or column `index` with the drone: counts ship cells, hit or not
+    /// (battleboats, "Drone": "The drone will count boat spots that have already been hit").
+    pub fn drone(&mut self, axis: Axis, index: i64) -> Answer {
+        if let Some(a) = self.game_over_answer() {
+            return a;
+        }
+        let shooter = self.next;
+        let Some(uses) = self.rules.drone_uses else {
+            return Answer::of(Outcome::Invalid, None);
+        };
+        if self.powers_used[0] >= uses {
+            return self.apply(
+                Event::PowerUsedUp,
+                shooter,
+                Answer::of(Outcome::UsedUp, None),
+            );
+        }
+        let limit = match axis {
+            Axis::Row => self.rules.rows,
+            Axis::Col => self.rules.cols,
+        };
+        if !(0..i64::from(limit)).contains(&index) {
+            return self.apply(
+                Event::PowerOffBoard,
+                shooter,
+                Answer::of(Outcome::Invalid, None),
+            );
+        }
+        self.powers_used[0] += 1;
+        let count = self
+            .occupied
+            .iter()
+            .filter(|c| {
+                let on_line = match axis {
+                    Axis::Row => i64::from(c.row) == index,
+                    Axis::Col => i64::from(c.col) == index,
+                };
+                on_line
+                    && !self.rules.items[usize::from(self.occupant[super::game::index(*c)])].grenade
+            })
+            .count() as u32;
+        let mut a = Answer::of(Outcome::Drone, None);
+        a.count = Some(count);
+        self.apply(Event::Drone, shooter, a)
+    }
+
+    /// Fires a missile at the 3×3 square centred on `centre`, clipped to the board
+    /// (battleboats, "Missile"). Each struck cell is resolved like a shot but costs no shot.
+    pub fn missile(&mut self, centre: RawCell) -> Answer {
+        if let Some(a) = self.game_over_answer() {
+            return a;
+        }
+        let shooter = self.next;
+        let Some(uses) = self.rules.missile_uses else {
+            return Answer::of(Outcome::Invalid, None);
+        };
+        if self.powers_used[1] >= uses {
+            return self.apply(
+                Event::PowerUsedUp,
+                shooter,
+                Answer::of(Outcome::UsedUp, None),
+            );
+        }
+        if self.on_board(centre).is_none() {
+            return self.apply(
+                Event::PowerOffBoard,
+                shooter,
+                Answer::of(Outcome::Invalid, None),
+            );
+        }
+        self.powers_used[1] += 1;
+        let mut a = Answer::of(Outcome::Missile, None);
+        for dr in -1..=1 {
+            for dc in -1..=1 {
+                let raw = RawCell {
+                    row: centre.row + dr,
+                    col: centre.col + dc,
+                };
+                if let Some(cell) = self.on_board(raw) {
+                    let (event, _) = self.strike(cell, shooter);
+                    let word = match event {
+                        Event::RepeatMiss | Event::RepeatHit => Outcome::Repeated,
+                        Event::Sunk => Outcome::Sunk,
+                        Event::Hit => Outcome::Hit,
+                        Event::Grenade => Outcome::Grenade,
+                        _ => Outcome::Miss,
+                    };
+                    a.cells.push((cell, word));
+                }
+            }
+        }
+        self.apply(Event::Missile, shooter, a)
+    }
+
+    /// Resolves a shot on an on-board cell: records it and updates hits. No counters.
+    fn strike(&mut self, cell: Cell, shooter: usize) -> (Event, Answer) {
+        let o = self.occupant[index(cell)];
+        let item = (o != NONE).then_some(usize::from(o));
+        if !self.fired.insert(cell) {
+            return match item {
+                Some(i) if !self.rules.items[i].grenade => {
+                    (Event::RepeatHit, Answer::of(Outcome::Repeated, None))
+                }
+                _ => (Event::RepeatMiss, Answer::of(Outcome::Repeated, None)),
+            };
+        }
+        let Some(i) = item else {
+            return (Event::Miss, Answer::of(Outcome::Miss, None));
+        };
+        let def = &self.rules.items[i];
+        let mut a = Answer::of(Outcome::Hit, None);
+        a.owner = (self.rules.players.len() > 1).then(|| self.rules.players[def.owner].clone());
+        if def.grenade {
+            self.skips[shooter] += 1;
+            return (Event::Grenade, a);
+        }
+        self.hits[i] += 1;
+        if self.hits[i] == def.length {
+            a.ship = Some(def.kind.clone());
+            (Event::Sunk, a)
+        } else {
+            (Event::Hit, a)
+        }
+    }
+
+    /// If the game is over (or the move limit turns into a loss now), the answer to any action.
+    fn game_over_answer(&mut self) -> Option<Answer> {
+        let rule = self.rules.event(Event::GameOver)?;
+        let outcome = rule.outcome;
+        if self.end.is_none()
+            && self.rules.lost_check == LostCheck::BeforeNextShot
+            && self.rules.move_limit.is_some_and(|l| self.counters[2] >= l)
+        {
+            self.end = Some(End::Lost);
+        }
+        self.end
+            .is_some()
+            .then(|| Answer::of(outcome, Some(Event::GameOver)))
+    }
+
+    /// Applies `event`'s outcome word and costs, then the end and turn rules.
+    fn apply(&mut self, event: Event, shooter: usize, mut answer: Answer) -> Answer {
+        let rule = self.rules.event(event).cloned();
+        answer.event = Some(event);
+        let Some(rule) = rule else {
+            return answer;
+        };
+        if !matches!(event, Event::Drone | Event::Missile) {
+            answer.outcome = rule.outcome;
+        }
+        self.counters[0] += rule.shots;
+        self.counters[1] += rule.turns;
+        self.counters[2] += rule.moves;
+        let struck = matches!(event, Event::Sunk | Event::Missile);
+        if struck && self.end.is_none() {
+            self.check_sunk_all();
+        }
+        if self.end.is_none()
+            && self.rules.lost_check == LostCheck::AtLimit
+            && self.rules.move_limit.is_some_and(|l| self.counters[2] >= l)
+        {
+            self.end = Some(End::Lost);
+        }
+        if self.rules.players.len() > 1 && rule.passes_turn && self.end.is_none() {
+            let other = 1 - shooter;
+            if self.skips[other] > 0 {
+                self.skips[other] -= 1;
+                self.next = shooter;
+            } else {
+                self.next = other;
+            }
+        }
+        answer
+    }
+
+    fn check_sunk_all(&mut self) {
+        let players = self.rules.players.len();
+        for p in 0..players {
+            let ships: Vec<usize> = self.ships_of(p).collect();
+            if !ships.is_empty() && ships.iter().all(|&i| self.is_sunk(i)) {
+                self.end = Some(if players == 1 {
+                    End::Won
+                } else {
+                    End::Loser(p)
+                });
+                return;
+            }
+        }
+    }
+
+    /// Placed ships (not grenades) of player `p`, in fleet order.
+    fn ships_of(&self, p: usize) -> impl Iterator<Item = usize> + '_ {
+        (0..self.rules.items.len()).filter(move |&i| {
+            let d = &self.rules.items[i];
+            d.owner == p && !d.grenade && self.is_placed(i)
+        })
+    }
+
+    /// Whether placed ship `i` has every cell hit.
+    pub fn is_sunk(&self, i: usize) -> bool {
+        self.is_placed(i) && self.hits[i] == self.rules.items[i].length
+    }
+
+    /// Names of placed ships afloat, in fleet order (with the owner in two-player games).
+    pub fn remaining(&self) -> Vec<String> {
+        self.ship_names(false)
+    }
+
+    /// Names of sunk ships, in fleet order.
+    pub fn sunk(&self) -> Vec<String> {
+        self.ship_names(true)
+    }
+
+    fn ship_names(&self, sunk: bool) -> Vec<String> {
+        (0..self.rules.players.len())
+            .flat_map(|p| self.ships_of(p).collect::<Vec<_>>())
+            .filter(|&i| self.is_sunk(i) == sunk)
+            .map(|i| self.item_label(i))
+            .collect()
+    }
+
+    /// `name`, or `owner:name` in two-player games.
+    pub fn item_label(&self, i: usize) -> String {
+        let d = &self.rules.items[i];
+        if self.rules.players.len() > 1 {
+            format!("{}:{}", self.rules.players[d.owner], d.name)
+        } else {
+            d.name.clone()
+        }
+    }
+
+    pub fn end(&self) -> Option<End> {
+        self.end
+    }
+
+    pub fn won(&self) -> bool {
+        self.end == Some(End::Won)
+    }
+
+    pub fn lost(&self) -> bool {
+        self.end == Some(End::Lost)
+    }
+
+    /// The winner's name in a two-player game that has ended.
+    pub fn winner(&self) -> Option<&str> {
+        match self.end {
+            Some(End::Loser(p)) => Some(&self.rules.players[1 - p]),
+            _ => None,
+        }
+    }
+
+    /// The name of the player whose turn it is.
+    pub fn next_player(&self) -> &str {
+        &self.rules.players[self.next]
+    }
+
+    pub fn counter(&self, c: Counter) -> u32 {
+        match c {
+            Counter::Shots => self.counters[0],
+            Counter::Turns => self.counters[1],
+            Counter::Moves => self.counters[2],
+        }
+    }
+
+    /// The cells shot at so far.
+    pub fn targeted(&self) -> CellSet {
+        self.fired
+    }
+
+    /// The item (index) on `cell`, if any.
+    pub fn occupant(&self, cell: Cell) -> Option<usize> {
+        let o = self.occupant[index(cell)];
+        (o != NONE).then_some(usize::from(o))
+    }
+
+    /// Whether `cell` has been shot.
+    pub fn was_targeted(&self, cell: Cell) -> bool {
+        self.fired.contains(cell)
+    }
+}
+
+const NEIGHBOURS: [(i64, i64); 8] = [
+    (-1, -1),
+    (-1, 0),
+    (-1, 1),
+    (0, -1),
+    (0, 1),
+    (1, -1),
+    (1, 0),
+    (1, 1),
+];
+
+fn is_line(cells: &[Cell], length: u8) -> bool {
+    if cells.len() != usize::from(length) {
+        return false;
+    }
+    let mut s = cells.to_vec();
+    s.sort();
+    let same_row = s.iter().all(|c| c.row == s[0].row);
+    let same_col = s.iter().all(|c| c.col == s[0].col);
+    s.windows(2)
+        .all(|w| (same_row && w[1].col == w[0].col + 1) || (same_col && w[1].row == w[0].row + 1))
+}

@@ -1,0 +1,16 @@
+//! broadside: an autograder and scenario test harness for Battleship programming assignments.
+//!
+//! The pure core is [`spec`] (an assignment's contract as data), [`engine`] (the reference
+//! rules), [`scenario`] (TOML scripts of steps and expectations), [`harness`] (plays a
+//! scenario against a [`target`] and compares) and [`report`] (one result model, several
+//! views). File and terminal I/O live in [`load`] and in the binary.
+
+pub mod cell;
+pub mod diag;
+pub mod engine;
+pub mod harness;
+pub mod load;
+pub mod report;
+pub mod scenario;
+pub mod spec;
+pub mod target;

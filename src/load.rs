@@ -1,0 +1,142 @@
+//! The file edge: finding scenario and spec files, reading them, and loading them all.
+
+use crate::diag::{Diagnostic, Source};
+use crate::scenario::{self, Scenario};
+use crate::spec::SpecSet;
+use camino::{Utf8Path, Utf8PathBuf};
+use globset::{Glob, GlobMatcher};
+
+/// Files named by `paths`: each file as given, each folder walked for `*.toml` files
+/// (hidden entries skipped), sorted within a folder so runs are deterministic.
+///
+/// Errors: a path that does not exist or cannot be walked, as a file-level diagnostic.
+pub fn discover(paths: &[Utf8PathBuf]) -> Result<Vec<Utf8PathBuf>, Diagnostic> {
+    let toml: GlobMatcher = Glob::new("*.toml").expect("a valid glob").compile_matcher();
+    let mut out = Vec::new();
+    for path in paths {
+        if path.is_file() {
+            out.push(path.clone());
+            continue;
+        }
+        if !path.is_dir() {
+            return Err(file_error(
+                path,
+                "no such file or folder",
+                "a scenario file, a spec file or a folder of them",
+            ));
+        }
+        let mut found = Vec::new();
+        let walk = walkdir::WalkDir::new(path)
+            .sort_by_file_name()
+            .into_iter()
+            .filter_entry(|e| e.depth() == 0 || !e.file_name().to_string_lossy().starts_with('.'));
+        for entry in walk {
+            let entry = entry.map_err(|e| file_error(path, &e.to_string(), "a readable folder"))?;
+            if entry.file_type().is_file() && toml.is_match(entry.file_name()) {
+                match Utf8PathBuf::from_path_buf(entry.into_path()) {
+                    Ok(p) => found.push(p),
+                    Err(p) => {
+                        return Err(file_error(
+                            path,
+                            &format!("{} is not UTF-8", p.display()),
+                            "UTF-8 paths",
+                        ));
+                    }
+                }
+            }
+        }
+        out.extend(found);
+    }
+    Ok(out)
+}
+
+/// Reads one file. Errors: unreadable or not UTF-8, as a file-level diagnostic.
+pub fn read_source(path: &Utf8Path) -> Result<Source, Diagnostic> {
+    match std::fs::read(path) {
+        Ok(bytes) => match String::from_utf8(bytes) {
+            Ok(text) => Ok(Source::new(path.as_str(), text)),
+            Err(_) => Err(file_error(path, "is not valid UTF-8", "a UTF-8 text file")),
+        },
+        Err(e) => Err(file_error(
+            path,
+            &format!("cannot be read: {e}"),
+            "a readable file",
+        )),
+    }
+}
+
+fn file_error(path: &Utf8Path, message: &str, expected: &str) -> Diagnostic {
+    Diagnostic::new(
+        &Source::new(path.as_str(), ""),
+        None,
+        format!("{path}: {message}"),
+    )
+    .expected(expected)
+}
+
+/// Whether a TOML file is a spec rather than a scenario (a spec names its `handout`).
+pub fn is_spec(source: &Source) -> bool {
+    toml::from_str::<toml::Table>(&source.text).is_ok_and(|t| t.contains_key("handout"))
+}
+
+/// The bundled specs plus those in `extra` (a file's spec replaces a bundled one of the same id).
+pub fn specs(extra: &[Utf8PathBuf]) -> Result<SpecSet, Vec<Diagnostic>> {
+    let mut set = SpecSet::builtin();
+    let mut errors = Vec::new();
+    for path in extra {
+        match read_source(path).and_then(|s| crate::spec::parse(&s)) {
+            Ok(spec) => set.insert(spec),
+            Err(d) => errors.push(d),
+        }
+    }
+    if errors.is_empty() {
+        Ok(set)
+    } else {
+        Err(errors)
+    }
+}
+
+/// Everything found under `paths`: the scenarios that loaded, the specs that checked, and
+/// every problem found. Spec files met on the way are checked, not run.
+pub struct Loaded {
+    pub scenarios: Vec<Scenario>,
+    pub specs_checked: usize,
+    pub errors: Vec<Diagnostic>,
+}
+
+/// Discovers and loads every scenario (and checks every spec file) under `paths`.
+pub fn load(paths: &[Utf8PathBuf], specs: &SpecSet) -> Loaded {
+    let mut loaded = Loaded {
+        scenarios: Vec::new(),
+        specs_checked: 0,
+        errors: Vec::new(),
+    };
+    let files = match discover(paths) {
+        Ok(f) => f,
+        Err(d) => {
+            loaded.errors.push(d);
+            return loaded;
+        }
+    };
+    for file in files {
+        let source = match read_source(&file) {
+            Ok(s) => s,
+            Err(d) => {
+                loaded.errors.push(d);
+                continue;
+            }
+        };
+        if is_spec(&source) {
+            match crate::spec::parse(&source) {
+                Ok(_) => loaded.specs_checked += 1,
+                Err(d) => loaded.errors.push(d),
+            }
+            continue;
+        }
+        match scenario::parse(&source, specs) {
+            Ok(s) => loaded.scenarios.push(s),
+            Err(ds) => loaded.errors.extend(ds),
+        }
+    }
+    loaded
+}

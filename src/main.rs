@@ -1,0 +1,182 @@
+//! The `broadside` command line: `run` scenarios against a target, `check` inputs.
+
+use anyhow::Context;
+use broadside::load;
+use broadside::report::{self, Report};
+use broadside::target::{Reference, Target};
+use camino::Utf8PathBuf;
+use clap::{Parser, Subcommand, ValueEnum};
+use std::io::{IsTerminal, Write};
+use std::process::ExitCode;
+
+/// Exit codes, documented in `--help` and the README.
+mod exit {
+    /// Every scenario passed (or every input checked).
+    pub const PASSED: u8 = 0;
+    /// At least one scenario failed or errored.
+    pub const FAILED: u8 = 1;
+    /// The inputs themselves are wrong: bad TOML, an unknown spec, a missing file.
+    pub const BAD_INPUT: u8 = 2;
+}
+
+#[derive(Parser)]
+#[command(
+    name = "broadside",
+    version,
+    about = "Autograder and scenario test harness for Battleship assignments"
+)]
+#[command(after_help = "Exit codes: 0 all passed, 1 some scenario failed, 2 the inputs are wrong.")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Play scenarios against a target and report.
+    #[command(
+        after_help = "Examples:\n  broadside run fixtures/scenarios\n  broadside run fixtures/scenarios/colab-6x6 --format json --out report.json\n\nExit codes: 0 all passed, 1 some scenario failed, 2 the inputs are wrong."
+    )]
+    Run {
+        /// Scenario files or folders of them (searched for *.toml).
+        #[arg(required = true)]
+        paths: Vec<Utf8PathBuf>,
+        /// What to grade: `reference` (the bundled engine).
+        #[arg(long, default_value = "reference")]
+        target: String,
+        /// Report format.
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+        /// Write the report here instead of standard output.
+        #[arg(long)]
+        out: Option<Utf8PathBuf>,
+        /// Extra spec files (a course's own variant); may repeat.
+        #[arg(long = "spec")]
+        specs: Vec<Utf8PathBuf>,
+    },
+    /// Validate specs and scenarios without running a target.
+    #[command(
+        after_help = "Examples:\n  broadside check specs fixtures/scenarios\n  broadside check my-scenario.toml --spec my-7x7.toml\n\nExit codes: 0 all valid, 2 some input is wrong."
+    )]
+    Check {
+        /// Spec or scenario files, or folders of them.
+        #[arg(required = true)]
+        paths: Vec<Utf8PathBuf>,
+        /// Extra spec files that scenarios may name; may repeat.
+        #[arg(long = "spec")]
+        specs: Vec<Utf8PathBuf>,
+    },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Format {
+    Json,
+    Text,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match real_main(cli) {
+        Ok(code) => ExitCode::from(code),
+        Err(e) => {
+            let _ = writeln!(anstream::stderr(), "error: {e:#}");
+            ExitCode::from(exit::BAD_INPUT)
+        }
+    }
+}
+
+fn color_for(stream_is_terminal: bool) -> bool {
+    stream_is_terminal && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+}
+
+fn print_diagnostics(errors: &[broadside::diag::Diagnostic]) {
+    let color = color_for(std::io::stderr().is_terminal());
+    let mut err = anstream::stderr();
+    for d in errors {
+        let _ = writeln!(err, "{}", d.render(color));
+    }
+    let _ = writeln!(
+        err,
+        "{} problem{} found",
+        errors.len(),
+        if errors.len() == 1 { "" } else { "s" }
+    );
+}
+
+fn real_main(cli: Cli) -> anyhow::Result<u8> {
+    match cli.command {
+        Command::Run {
+            paths,
+            target,
+            format,
+            out,
+            specs,
+        } => {
+            let specs = match load::specs(&specs) {
+                Ok(s) => s,
+                Err(errors) => {
+                    print_diagnostics(&errors);
+                    return Ok(exit::BAD_INPUT);
+                }
+            };
+            let loaded = load::load(&paths, &specs);
+            if !loaded.errors.is_empty() {
+                print_diagnostics(&loaded.errors);
+                return Ok(exit::BAD_INPUT);
+            }
+            if loaded.scenarios.is_empty() {
+                anyhow::bail!(
+                    "no scenarios found under {}",
+                    paths
+                        .iter()
+                        .map(|p| p.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                );
+            }
+            let mut target: Box<dyn Target> = match target.as_str() {
+                "reference" => Box::new(Reference::new()),
+                other => anyhow::bail!("unknown target `{other}`; expected `reference`"),
+            };
+            let results = broadside::harness::run_all(&loaded.scenarios, target.as_mut());
+            let report = Report::new(target.name(), results);
+            let text = match (format, &out) {
+                (Format::Json, _) => report::to_json(&report),
+                (Format::Text, Some(_)) => report::to_text(&report, false),
+                (Format::Text, None) => {
+                    report::to_text(&report, color_for(std::io::stdout().is_terminal()))
+                }
+            };
+            match &out {
+                Some(path) => std::fs::write(path, text)
+                    .with_context(|| format!("failed to write the report to {path}"))?,
+                None => write!(anstream::stdout(), "{text}")?,
+            }
+            Ok(if report.all_passed() {
+                exit::PASSED
+            } else {
+                exit::FAILED
+            })
+        }
+        Command::Check { paths, specs } => {
+            let specs = match load::specs(&specs) {
+                Ok(s) => s,
+                Err(errors) => {
+                    print_diagnostics(&errors);
+                    return Ok(exit::BAD_INPUT);
+                }
+            };
+            let loaded = load::load(&paths, &specs);
+            if !loaded.errors.is_empty() {
+                print_diagnostics(&loaded.errors);
+                return Ok(exit::BAD_INPUT);
+            }
+            println!(
+                "ok: {} specs and {} scenarios checked",
+                loaded.specs_checked,
+                loaded.scenarios.len()
+            );
+            Ok(exit::PASSED)
+        }
+    }
+}

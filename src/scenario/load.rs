@@ -1,0 +1,1054 @@
+//! Reading a scenario file: TOML → checked [`Scenario`], every problem a [`Diagnostic`].
+
+use super::model::{Action, Check, Expect, Expected, Scenario, Setup, Step, Visibility};
+use super::schema::{RawScenario, RawSetup, RawState, RawStep};
+use crate::cell::{Cell, MAX_SIDE, RawCell};
+use crate::diag::{self, Diagnostic, Source};
+use crate::engine::{Axis, Dir, Game, Outcome};
+use crate::spec::{Rules, SpecSet, StateKey};
+use std::collections::BTreeSet;
+use std::ops::Range;
+use std::sync::Arc;
+use toml::{Spanned, Value};
+
+/// Parses and checks one scenario against its spec.
+///
+/// Errors: every problem found, each with `file:line:col`, what is wrong and what was
+/// expected: TOML syntax, unknown keys, an unknown assignment, cells off the board in a
+/// setup, ships that overlap or touch where the spec forbids it, outcome words or state
+/// keys the assignment cannot produce, alternatives without an `accept_also` decision.
+/// Never panics.
+pub fn parse(source: &Source, specs: &SpecSet) -> Result<Scenario, Vec<Diagnostic>> {
+    let raw: RawScenario =
+        toml::from_str(&source.text).map_err(|e| vec![diag::from_toml(source, &e)])?;
+    let mut cx = Cx {
+        source,
+        errors: Vec::new(),
+    };
+    let scenario = cx.scenario(raw, specs);
+    match scenario {
+        Some(s) if cx.errors.is_empty() => Ok(s),
+        _ => Err(cx.errors),
+    }
+}
+
+struct Cx<'a> {
+    source: &'a Source,
+    errors: Vec<Diagnostic>,
+}
+
+impl Cx<'_> {
+    fn err(&mut self, span: Range<usize>, message: impl Into<String>, expected: impl Into<String>) {
+        self.errors
+            .push(Diagnostic::new(self.source, Some(span), message).expected(expected));
+    }
+
+    fn line(&self, span: &Range<usize>) -> usize {
+        self.source.line_col(span.start).0
+    }
+
+    fn scenario(&mut self, raw: RawScenario, specs: &SpecSet) -> Option<Scenario> {
+        let id = raw.assignment.get_ref();
+        let Some(spec) = specs.get(id) else {
+            self.err(
+                raw.assignment.span(),
+                format!("unknown assignment `{id}`"),
+                format!("one of: {}", specs.ids().join(", ")),
+            );
+            return None;
+        };
+        let mode = raw.mode.as_ref().map(|m| m.get_ref().as_str());
+        let Some(rules) = spec.rules(mode) else {
+            let m = raw.mode.as_ref().expect("a missing mode always resolves");
+            let modes: Vec<&str> = spec.modes.keys().map(String::as_str).collect();
+            self.err(
+                m.span(),
+                format!("{id} has no mode `{}`", m.get_ref()),
+                format!("one of: {}", modes.join(", ")),
+            );
+            return None;
+        };
+        let rules = self.resize(rules.clone(), &raw.setup)?;
+        let points = match &raw.points {
+            None => 1,
+            Some(p) if (0..=1_000_000).contains(p.get_ref()) => *p.get_ref() as u32,
+            Some(p) => {
+                self.err(
+                    p.span(),
+                    format!("points = {} is out of range", p.get_ref()),
+                    "a whole number from 0 to 1000000",
+                );
+                0
+            }
+        };
+        let visibility = match raw
+            .visibility
+            .as_ref()
+            .map(|v| (v.get_ref().as_str(), v.span()))
+        {
+            None | Some(("visible", _)) => Visibility::Visible,
+            Some(("hidden", _)) => Visibility::Hidden,
+            Some(("after-due-date", _)) => Visibility::AfterDueDate,
+            Some((other, span)) => {
+                self.err(
+                    span,
+                    format!("unknown visibility `{other}`"),
+                    "`visible`, `hidden` or `after-due-date`",
+                );
+                Visibility::Visible
+            }
+        };
+        let mut game = Game::new(rules.clone());
+        let setup = self.setup(&raw.setup, &rules, &mut game);
+        let mut placed: BTreeSet<usize> = setup.items.iter().map(|(i, _)| *i).collect();
+        let steps: Vec<Step> = raw
+            .steps
+            .iter()
+            .filter_map(|s| self.step(s, &rules, &mut placed))
+            .collect();
+        let end = match &raw.end {
+            Some(e) => {
+                let decision = self.decision(e.get_ref().decision.as_ref(), &rules);
+                self.checks(e.get_ref(), &rules, decision)
+            }
+            None => Vec::new(),
+        };
+        if steps.is_empty() && end.is_empty() {
+            self.errors.push(
+                Diagnostic::new(
+                    self.source,
+                    None,
+                    "the scenario has no steps and no [end] checks",
+                )
+                .expected("at least one [[steps]] entry or an [end] table"),
+            );
+        }
+        Some(Scenario {
+            source: self.source.clone(),
+            assignment: id.clone(),
+            title: raw.title.clone().unwrap_or_else(|| {
+                self.source
+                    .path
+                    .rsplit('/')
+                    .next()
+                    .unwrap_or_default()
+                    .trim_end_matches(".toml")
+                    .to_string()
+            }),
+            description: raw.description.clone(),
+            points,
+            visibility,
+            tags: raw.tags.clone(),
+            rules,
+            setup,
+            steps,
+            end,
+        })
+    }
+
+    /// Applies `[setup] rows/cols/fleet` (a handout's small worked example).
+    fn resize(&mut self, rules: Arc<Rules>, setup: &RawSetup) -> Option<Arc<Rules>> {
+        if setup.rows.is_none() && setup.cols.is_none() && setup.fleet.is_none() {
+            return Some(rules);
+        }
+        let mut side = |v: &Option<Spanned<i64>>, default: u8| -> Option<u8> {
+            match v {
+                None => Some(default),
+                Some(s) if (1..=i64::from(MAX_SIDE)).contains(s.get_ref()) => {
+                    Some(*s.get_ref() as u8)
+                }
+                Some(s) => {
+                    self.err(
+                        s.span(),
+                        format!("board side {} is out of range", s.get_ref()),
+                        format!("1 to {MAX_SIDE}"),
+                    );
+                    None
+                }
+            }
+        };
+        let rows = side(&setup.rows, rules.rows)?;
+        let cols = side(&setup.cols, rules.cols)?;
+        let fleet = match &setup.fleet {
+            None => rules
+                .items
+                .iter()
+                .filter(|i| i.owner == 0)
+                .map(|i| (i.name.clone(), i.length))
+                .collect(),
+            Some(f) => {
+                if rules.players.len() > 1 || rules.has_grenades() {
+                    self.err(
+                        f.span(),
+                        "this assignment's fleet cannot be replaced",
+                        "no `fleet` in [setup]",
+                    );
+                    return None;
+                }
+                let entries: Vec<(String, u8)> = f
+                    .get_ref()
+                    .iter()
+                    .map(|e| (e.name.clone(), e.length))
+                    .collect();
+                if entries.iter().any(|(_, l)| *l == 0 || *l > rows.max(cols)) {
+                    self.err(
+                        f.span(),
+                        "a fleet entry's length does not fit the board",
+                        "lengths from 1 to the board side",
+                    );
+                    return None;
+                }
+                entries
+            }
+        };
+        Some(Arc::new(rules.with_board_and_fleet(rows, cols, fleet)))
+    }
+
+    fn setup(&mut self, raw: &RawSetup, rules: &Arc<Rules>, game: &mut Game) -> Setup {
+        let mut setup = Setup::default();
+        let two = rules.players.len() > 1;
+        if let Some(ships) = &raw.ships {
+            if two {
+                let (k, _) = ships.iter().next().expect("non-empty map");
+                self.err(
+                    k.span(),
+                    "two-player setups list ships per player",
+                    "[setup.players.<name>] with `ships` and `grenades`",
+                );
+            } else {
+                for (name, value) in ships {
+                    let Some(item) = rules.items.iter().position(|i| i.name == *name.get_ref())
+                    else {
+                        let names: Vec<&str> =
+                            rules.items.iter().map(|i| i.name.as_str()).collect();
+                        self.err(
+                            name.span(),
+                            format!("{} has no ship named `{}`", rules.id, name.get_ref()),
+                            format!("one of: {}", names.join(", ")),
+                        );
+                        continue;
+                    };
+                    if let Some(cells) = self.ship_cells(value, item, rules) {
+                        self.put(game, item, &cells, value.span(), rules, &mut setup);
+                    }
+                }
+            }
+        }
+        if let Some(players) = &raw.players {
+            if !two {
+                let (k, _) = players.iter().next().expect("non-empty map");
+                self.err(
+                    k.span(),
+                    format!("{} is a one-player game", rules.id),
+                    "[setup.ships]",
+                );
+            } else {
+                for (name, p) in players {
+                    let Some(owner) = rules.player(name.get_ref()) else {
+                        self.err(
+                            name.span(),
+                            format!("unknown player `{}`", name.get_ref()),
+                            format!("one of: {}", rules.players.join(", ")),
+                        );
+                        continue;
+                    };
+                    for (grenade, list) in [(false, &p.ships), (true, &p.grenades)] {
+                        let mut slots = (0..rules.items.len()).filter(|&i| {
+                            rules.items[i].owner == owner && rules.items[i].grenade == grenade
+                        });
+                        for value in list {
+                            let what = if grenade { "grenades" } else { "ships" };
+                            let Some(item) = slots.next() else {
+                                self.err(
+                                    value.span(),
+                                    format!(
+                                        "{} has more {what} than the fleet holds",
+                                        name.get_ref()
+                                    ),
+                                    format!(
+                                        "at most {} {what}",
+                                        rules
+                                            .items
+                                            .iter()
+                                            .filter(|i| i.owner == owner && i.grenade == grenade)
+                                            .count()
+                                    ),
+                                );
+                                break;
+                            };
+                            if let Some(cells) = self.ship_cells(value, item, rules) {
+                                self.put(game, item, &cells, value.span(), rules, &mut setup);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        if let Some(first) = &raw.first {
+            match rules.player(first.get_ref()) {
+                Some(p) if two => setup.first = Some(p),
+                _ => self.err(
+                    first.span(),
+                    format!(
+                        "`first = \"{}\"` names no player of {}",
+                        first.get_ref(),
+                        rules.id
+                    ),
+                    if two {
+                        format!("one of: {}", rules.players.join(", "))
+                    } else {
+                        "no `first` in a one-player game".to_string()
+                    },
+                ),
+            }
+        }
+        setup.items.sort();
+        setup
+    }
+
+    fn put(
+        &mut self,
+        game: &mut Game,
+        item: usize,
+        cells: &[Cell],
+        span: Range<usize>,
+        rules: &Rules,
+        setup: &mut Setup,
+    ) {
+        match game.place_cells(item, cells) {
+            Ok(()) => setup.items.push((item, game.item_cells(item).to_vec())),
+            Err(e) => {
+                let rule = match rules.touching {
+                    crate::spec::Touching::Allowed => "ships that do not overlap",
+                    crate::spec::Touching::ForbiddenEdge => {
+                        "ships that neither overlap nor share an edge"
+                    }
+                    crate::spec::Touching::ForbiddenEdgeAndCorner => {
+                        "ships at least one cell apart, diagonals included"
+                    }
+                };
+                let expected = match e {
+                    crate::engine::PlaceError::NotALine => format!(
+                        "{} consecutive cells in one row or column",
+                        rules.items[item].length
+                    ),
+                    crate::engine::PlaceError::OffBoard => {
+                        format!("cells on the {}×{} board", rules.rows, rules.cols)
+                    }
+                    _ => format!("{rule} ({})", rules.id),
+                };
+                self.err(
+                    span,
+                    format!("{} {}", rules.items[item].name, e.describe(rules)),
+                    expected,
+                );
+            }
+        }
+    }
+
+    /// A ship's cells: a list of cells, a single cell (one-cell items), or `{ at, dir }`.
+    fn ship_cells(
+        &mut self,
+        value: &Spanned<Value>,
+        item: usize,
+        rules: &Rules,
+    ) -> Option<Vec<Cell>> {
+        let span = value.span();
+        let length = rules.items[item].length;
+        let raw_cells: Vec<RawCell> = match value.get_ref() {
+            Value::Array(list) => list
+                .iter()
+                .map(|v| self.cell_value(v, span.clone(), rules))
+                .collect::<Option<_>>()?,
+            Value::String(_) => vec![self.cell_value(value.get_ref(), span.clone(), rules)?],
+            Value::Table(t) => {
+                let at = t
+                    .get("at")
+                    .and_then(|v| self.cell_value(v, span.clone(), rules));
+                let dir = match t.get("dir") {
+                    None if length == 1 => Some(Dir::Right),
+                    Some(Value::String(d)) => Dir::from_word(d),
+                    _ => None,
+                };
+                let unknown = t.keys().find(|k| *k != "at" && *k != "dir");
+                match (at, dir, unknown) {
+                    (Some(at), Some(dir), None) => {
+                        let (dr, dc) = dir.delta();
+                        (0..i64::from(length))
+                            .map(|i| RawCell {
+                                row: at.row + dr * i,
+                                col: at.col + dc * i,
+                            })
+                            .collect()
+                    }
+                    _ => {
+                        self.err(
+                            span,
+                            "a ship given as a table needs `at` and `dir`",
+                            "`{ at = CELL, dir = \"right\" | \"down\" | \"left\" | \"up\" }`",
+                        );
+                        return None;
+                    }
+                }
+            }
+            _ => {
+                self.err(
+                    span,
+                    "a ship's position must be a list of cells or a table",
+                    format!(
+                        "e.g. [\"{0}\", …] or {{ at = \"{0}\", dir = \"right\" }}",
+                        rules.notation.example()
+                    ),
+                );
+                return None;
+            }
+        };
+        let mut cells = Vec::new();
+        for c in raw_cells {
+            match on_board(rules, c) {
+                Some(cell) => cells.push(cell),
+                None => {
+                    self.err(
+                        span,
+                        format!(
+                            "{} has cell {} off the {}×{} board",
+                            rules.items[item].name,
+                            rules.notation.format(c),
+                            rules.rows,
+                            rules.cols
+                        ),
+                        board_range(rules),
+                    );
+                    return None;
+                }
+            }
+        }
+        Some(cells)
+    }
+
+    /// One cell: a string in the notation, or a raw `[row, col]` pair. May be off the board.
+    fn cell_value(&mut self, v: &Value, span: Range<usize>, rules: &Rules) -> Option<RawCell> {
+        match v {
+            Value::String(s) => match rules.notation.parse(s) {
+                Ok(c) => Some(c),
+                Err(expected) => {
+                    self.err(
+                        span,
+                        format!("`{s}` is not a cell in {}'s notation", rules.id),
+                        expected,
+                    );
+                    None
+                }
+            },
+            Value::Array(pair) => match pair.as_slice() {
+                [Value::Integer(r), Value::Integer(c)] => Some(RawCell { row: *r, col: *c }),
+                _ => {
+                    self.err(
+                        span,
+                        "a raw cell must be two integers",
+                        "`[row, col]`, zero-based, e.g. `[6, 0]`",
+                    );
+                    None
+                }
+            },
+            _ => {
+                self.err(
+                    span,
+                    "not a cell",
+                    format!(
+                        "a cell like \"{}\" or a raw `[row, col]` pair",
+                        rules.notation.example()
+                    ),
+                );
+                None
+            }
+        }
+    }
+
+    fn decision(&mut self, d: Option<&Spanned<String>>, rules: &Rules) -> Option<String> {
+        let d = d?;
+        match rules.decision(d.get_ref()) {
+            Some(dec) if dec.accept_also => Some(dec.id.clone()),
+            Some(_) => {
+                self.err(
+                    d.span(),
+                    format!("decision `{}` does not accept another reading", d.get_ref()),
+                    "a decision with `accept_also = true`",
+                );
+                None
+            }
+            None => {
+                let ids: Vec<&str> = rules
+                    .decisions
+                    .iter()
+                    .filter(|d| d.accept_also)
+                    .map(|d| d.id.as_str())
+                    .collect();
+                self.err(
+                    d.span(),
+                    format!("{} records no decision `{}`", rules.id, d.get_ref()),
+                    if ids.is_empty() {
+                        "no `decision` (this assignment accepts no alternatives)".to_string()
+                    } else {
+                        format!("one of: {}", ids.join(", "))
+                    },
+                );
+                None
+            }
+        }
+    }
+
+    fn step(
+        &mut self,
+        raw: &Spanned<RawStep>,
+        rules: &Arc<Rules>,
+        placed: &mut BTreeSet<usize>,
+    ) -> Option<Step> {
+        let span = raw.span();
+        let line = self.line(&span);
+        let s = raw.get_ref();
+        let decision = self.decision(s.decision.as_ref(), rules);
+        let actions = [
+            ("fire", &s.fire),
+            ("drone", &s.drone),
+            ("missile", &s.missile),
+            ("place", &s.place),
+        ];
+        let given: Vec<_> = actions.iter().filter(|(_, v)| v.is_some()).collect();
+        if given.len() != 1 {
+            let what = if given.is_empty() {
+                "a step has no action".to_string()
+            } else {
+                format!("a step has {} actions", given.len())
+            };
+            self.err(
+                span,
+                what,
+                "exactly one of `fire`, `drone`, `missile`, `place`",
+            );
+            return None;
+        }
+        let (kind, value) = (given[0].0, given[0].1.as_ref().expect("present"));
+        if let Some(p) = &s.player
+            && (kind != "fire" || rules.players.len() < 2)
+        {
+            self.err(
+                p.span(),
+                "`player` is only for `fire` in two-player games",
+                "no `player` here",
+            );
+        }
+        let action = match kind {
+            "fire" => {
+                let at = self.cell_value(value.get_ref(), value.span(), rules)?;
+                let player = match &s.player {
+                    Some(p) if rules.players.len() > 1 => match rules.player(p.get_ref()) {
+                        Some(i) => Some(i),
+                        None => {
+                            self.err(
+                                p.span(),
+                                format!("unknown player `{}`", p.get_ref()),
+                                format!("one of: {}", rules.players.join(", ")),
+                            );
+                            return None;
+                        }
+                    },
+                    _ => None,
+                };
+                Action::Fire { player, at }
+            }
+            "drone" => {
+                if rules.drone_uses.is_none() {
+                    self.err(
+                        value.span(),
+                        format!("{} has no drone", rules.id),
+                        "`fire` (this assignment has no powers)",
+                    );
+                    return None;
+                }
+                let t = value.get_ref().as_table();
+                let pick = |k: &str| t.and_then(|t| t.get(k)).and_then(Value::as_integer);
+                match (t.map(|t| t.len()), pick("row"), pick("col")) {
+                    (Some(1), Some(i), None) => Action::Drone {
+                        axis: Axis::Row,
+                        index: i,
+                    },
+                    (Some(1), None, Some(i)) => Action::Drone {
+                        axis: Axis::Col,
+                        index: i,
+                    },
+                    _ => {
+                        self.err(
+                            value.span(),
+                            "a drone scans one row or one column",
+                            "`{ row = N }` or `{ col = N }`, zero-based",
+                        );
+                        return None;
+                    }
+                }
+            }
+            "missile" => {
+                if rules.missile_uses.is_none() {
+                    self.err(
+                        value.span(),
+                        format!("{} has no missile", rules.id),
+                        "`fire` (this assignment has no missile)",
+                    );
+                    return None;
+                }
+                Action::Missile {
+                    at: self.cell_value(value.get_ref(), value.span(), rules)?,
+                }
+            }
+            _ => self.place(value, rules, placed, s.expect.as_ref())?,
+        };
+        let expect = s
+            .expect
+            .as_ref()
+            .and_then(|e| self.expect(e, &action, rules, decision.is_some()));
+        let checks = match &s.state {
+            Some(st) => self.checks(st.get_ref(), rules, decision.clone()),
+            None => Vec::new(),
+        };
+        Some(Step {
+            line,
+            action,
+            expect,
+            note: s.note.clone(),
+            checks,
+        })
+    }
+
+    fn place(
+        &mut self,
+        value: &Spanned<Value>,
+        rules: &Arc<Rules>,
+        placed: &mut BTreeSet<usize>,
+        expect: Option<&Spanned<Value>>,
+    ) -> Option<Action> {
+        let span = value.span();
+        let Some(t) = value.get_ref().as_table() else {
+            self.err(
+                span,
+                "`place` must be a table",
+                "`{ ship = NAME, at = CELL, dir = \"right\" }`",
+            );
+            return None;
+        };
+        if let Some(k) = t
+            .keys()
+            .find(|k| !["ship", "at", "dir", "player"].contains(&k.as_str()))
+        {
+            self.err(
+                span,
+                format!("unknown key `{k}` in `place`"),
+                "`ship`, `at`, `dir` and (two-player games) `player`",
+            );
+            return None;
+        }
+        let owner = match t.get("player").and_then(Value::as_str) {
+            None => 0,
+            Some(p) => match rules.player(p) {
+                Some(i) => i,
+                None => {
+                    self.err(
+                        span.clone(),
+                        format!("unknown player `{p}`"),
+                        format!("one of: {}", rules.players.join(", ")),
+                    );
+                    return None;
+                }
+            },
+        };
+        let Some(name) = t.get("ship").and_then(Value::as_str) else {
+            self.err(
+                span,
+                "`place` needs `ship`",
+                "a ship name or kind from the fleet",
+            );
+            return None;
+        };
+        let mine = |i: &usize| rules.items[*i].owner == owner;
+        let item = (0..rules.items.len())
+            .filter(mine)
+            .find(|&i| rules.items[i].name == name)
+            .or_else(|| {
+                (0..rules.items.len())
+                    .filter(mine)
+                    .find(|&i| rules.items[i].kind == name && !placed.contains(&i))
+            });
+        let Some(item) = item else {
+            let kinds: BTreeSet<&str> = rules.items.iter().map(|i| i.kind.as_str()).collect();
+            self.err(
+                span,
+                format!("no unplaced ship `{name}` in the {} fleet", rules.id),
+                format!(
+                    "a name or kind from: {}",
+                    kinds.into_iter().collect::<Vec<_>>().join(", ")
+                ),
+            );
+            return None;
+        };
+        let at = self.cell_value(
+            t.get("at").unwrap_or(&Value::Boolean(false)),
+            span.clone(),
+            rules,
+        )?;
+        let dir = match t.get("dir") {
+            None if rules.items[item].length == 1 => Dir::Right,
+            Some(Value::String(d)) if Dir::from_word(d).is_some() => {
+                Dir::from_word(d).expect("checked")
+            }
+            _ => {
+                self.err(
+                    span,
+                    "`place` needs a direction",
+                    "`dir = \"right\"`, `\"down\"`, `\"left\"` or `\"up\"`",
+                );
+                return None;
+            }
+        };
+        let rejected = expect.is_some_and(|e| e.get_ref().as_str() == Some("rejected"));
+        if !rejected {
+            placed.insert(item);
+        }
+        Some(Action::Place { item, at, dir })
+    }
+
+    fn expect(
+        &mut self,
+        e: &Spanned<Value>,
+        action: &Action,
+        rules: &Rules,
+        has_decision: bool,
+    ) -> Option<Expect> {
+        let span = e.span();
+        let allowed: Vec<Outcome> = match action {
+            Action::Fire { .. } => rules.fire_outcomes(),
+            Action::Drone { .. } => vec![
+                Outcome::Drone,
+                Outcome::UsedUp,
+                Outcome::Invalid,
+                Outcome::GameOver,
+            ],
+            Action::Missile { .. } => vec![
+                Outcome::Missile,
+                Outcome::UsedUp,
+                Outcome::Invalid,
+                Outcome::GameOver,
+            ],
+            Action::Place { .. } => vec![Outcome::Ok, Outcome::Rejected],
+        };
+        let mut out = Expect {
+            outcomes: vec![],
+            ship: None,
+            owner: None,
+            count: None,
+            cells: None,
+        };
+        let words: Vec<&Value> = match e.get_ref() {
+            Value::String(_) => vec![e.get_ref()],
+            Value::Array(a) => a.iter().collect(),
+            Value::Table(t) => {
+                for (k, v) in t {
+                    match (k.as_str(), v) {
+                        ("outcome", _) => {}
+                        ("ship", Value::String(s)) => out.ship = Some(s.clone()),
+                        ("owner", Value::String(s)) if rules.player(s).is_some() => {
+                            out.owner = Some(s.clone())
+                        }
+                        ("count", Value::Integer(n)) if *n >= 0 => out.count = Some(*n as u32),
+                        ("cells", Value::Table(cells)) => {
+                            let mut list = Vec::new();
+                            for (c, o) in cells {
+                                let raw = self.cell_value(
+                                    &Value::String(c.clone()),
+                                    span.clone(),
+                                    rules,
+                                )?;
+                                let Some(cell) = on_board(rules, raw) else {
+                                    self.err(
+                                        span.clone(),
+                                        format!("missile cell `{c}` is off the board"),
+                                        board_range(rules),
+                                    );
+                                    return None;
+                                };
+                                let Some(o) = o.as_str().and_then(Outcome::from_word).filter(|o| {
+                                    matches!(
+                                        o,
+                                        Outcome::Miss
+                                            | Outcome::Hit
+                                            | Outcome::Sunk
+                                            | Outcome::Repeated
+                                    )
+                                }) else {
+                                    self.err(
+                                        span.clone(),
+                                        format!("missile cell `{c}` has no valid outcome"),
+                                        "\"miss\", \"hit\", \"sunk\" or \"repeated\"",
+                                    );
+                                    return None;
+                                };
+                                list.push((cell, o));
+                            }
+                            list.sort();
+                            out.cells = Some(list);
+                        }
+                        _ => {
+                            self.err(span.clone(), format!("`{k}` is not a valid detail here"), "`outcome`, `ship` (a name), `owner` (a player), `count` (a whole number) or `cells` (a table of cell = outcome)");
+                            return None;
+                        }
+                    }
+                }
+                match t.get("outcome") {
+                    Some(Value::Array(a)) => a.iter().collect(),
+                    Some(v) => vec![v],
+                    None if out.count.is_some() => vec![&DRONE],
+                    None if out.cells.is_some() => vec![&MISSILE],
+                    None => {
+                        self.err(
+                            span,
+                            "an expectation table needs `outcome`",
+                            "e.g. `{ outcome = \"sunk\", ship = \"Submarine\" }`",
+                        );
+                        return None;
+                    }
+                }
+            }
+            _ => {
+                self.err(
+                    span,
+                    "`expect` must be an outcome word, a list of them, or a table",
+                    "e.g. `expect = \"hit\"`",
+                );
+                return None;
+            }
+        };
+        let allowed_words: Vec<&str> = allowed.iter().map(|o| o.word()).collect();
+        for w in words {
+            match w.as_str().and_then(Outcome::from_word) {
+                Some(o) if allowed.contains(&o) => out.outcomes.push(o),
+                _ => {
+                    let shown = w.as_str().map_or_else(|| w.to_string(), String::from);
+                    self.err(
+                        span.clone(),
+                        format!("`{shown}` is not an outcome {} can answer here", rules.id),
+                        format!("one of: {}", allowed_words.join(", ")),
+                    );
+                    return None;
+                }
+            }
+        }
+        if out.outcomes.len() > 1 && !has_decision {
+            self.err(
+                span,
+                "several accepted outcomes need a recorded ambiguity",
+                "`decision = \"<id>\"` naming a spec decision with `accept_also = true`",
+            );
+            return None;
+        }
+        Some(out)
+    }
+
+    fn checks(&mut self, st: &RawState, rules: &Rules, decision: Option<String>) -> Vec<Check> {
+        let mut checks = Vec::new();
+        for (name, value) in st.entries() {
+            let key = StateKey::from_name(name).expect("schema keys are state keys");
+            let span = value.span();
+            if !rules.observes(key) {
+                let keys: Vec<&str> = rules.observe.iter().map(|k| k.name()).collect();
+                self.err(
+                    span,
+                    format!("{} cannot observe `{name}`", rules.id),
+                    format!("one of: {}", keys.join(", ")),
+                );
+                continue;
+            }
+            let line = self.line(&span);
+            if let Some(expected) = self.state_value(key, value, rules, decision.is_some()) {
+                checks.push(Check {
+                    key,
+                    expected,
+                    line,
+                });
+            }
+        }
+        checks
+    }
+
+    fn state_value(
+        &mut self,
+        key: StateKey,
+        value: &Spanned<Value>,
+        rules: &Rules,
+        has_decision: bool,
+    ) -> Option<Expected> {
+        let span = value.span();
+        let v = value.get_ref();
+        match key {
+            StateKey::Remaining | StateKey::Sunk => {
+                let names: Option<Vec<String>> = v
+                    .as_array()
+                    .and_then(|a| a.iter().map(|x| x.as_str().map(String::from)).collect());
+                let Some(names) = names else {
+                    self.err(
+                        span,
+                        format!("`{key}` must be a list of ship names"),
+                        "e.g. [\"Destroyer\", \"Cruiser\"]",
+                    );
+                    return None;
+                };
+                let labels: Vec<String> = (0..rules.items.len())
+                    .filter(|&i| !rules.items[i].grenade)
+                    .map(|i| label(rules, i))
+                    .collect();
+                if let Some(bad) = names.iter().find(|n| !labels.contains(n)) {
+                    self.err(
+                        span,
+                        format!("`{bad}` is not a ship of {}", rules.id),
+                        format!("names from: {}", labels.join(", ")),
+                    );
+                    return None;
+                }
+                Some(Expected::Names(names))
+            }
+            StateKey::Won | StateKey::Lost => match v.as_bool() {
+                Some(b) => Some(Expected::Bool(b)),
+                None => {
+                    self.err(
+                        span,
+                        format!("`{key}` must be true or false"),
+                        "`true` or `false`",
+                    );
+                    None
+                }
+            },
+            StateKey::Shots | StateKey::Turns | StateKey::Moves => {
+                let list: Option<Vec<u32>> = match v {
+                    Value::Integer(n) => u32::try_from(*n).ok().map(|n| vec![n]),
+                    Value::Array(a) => a
+                        .iter()
+                        .map(|x| x.as_integer().and_then(|n| u32::try_from(n).ok()))
+                        .collect(),
+                    _ => None,
+                };
+                match list {
+                    Some(l) if l.len() > 1 && !has_decision => {
+                        self.err(span, "several accepted values need a recorded ambiguity", "`decision = \"<id>\"` naming a spec decision with `accept_also = true`");
+                        None
+                    }
+                    Some(l) if !l.is_empty() => Some(Expected::Count(l)),
+                    _ => {
+                        self.err(
+                            span,
+                            format!("`{key}` must be a whole number"),
+                            "a count of 0 or more",
+                        );
+                        None
+                    }
+                }
+            }
+            StateKey::Next | StateKey::Winner => match v.as_str() {
+                Some("none") if key == StateKey::Winner => Some(Expected::Player(None)),
+                Some(p) if rules.player(p).is_some() => Some(Expected::Player(Some(p.to_string()))),
+                _ => {
+                    let extra = if key == StateKey::Winner {
+                        ", or \"none\""
+                    } else {
+                        ""
+                    };
+                    self.err(
+                        span,
+                        format!("`{key}` must name a player"),
+                        format!("one of: {}{extra}", rules.players.join(", ")),
+                    );
+                    None
+                }
+            },
+            StateKey::Targeted => {
+                let Some(list) = v.as_array() else {
+                    self.err(
+                        span,
+                        "`targeted` must be a list of cells",
+                        format!("e.g. [\"{}\"]", rules.notation.example()),
+                    );
+                    return None;
+                };
+                let mut set = BTreeSet::new();
+                for c in list {
+                    let raw = self.cell_value(c, span.clone(), rules)?;
+                    match on_board(rules, raw) {
+                        Some(cell) => {
+                            set.insert(cell);
+                        }
+                        None => {
+                            self.err(
+                                span,
+                                format!(
+                                    "targeted cell {} is off the board",
+                                    rules.notation.format(raw)
+                                ),
+                                board_range(rules),
+                            );
+                            return None;
+                        }
+                    }
+                }
+                Some(Expected::Cells(set))
+            }
+            StateKey::Board => {
+                let Some(text) = v.as_str() else {
+                    self.err(
+                        span,
+                        "`board` must be a string",
+                        "a multi-line string, one row per line",
+                    );
+                    return None;
+                };
+                let rows = board_rows(text);
+                if rows.len() != usize::from(rules.rows) {
+                    self.err(
+                        span,
+                        format!("`board` has {} rows", rows.len()),
+                        format!("{} rows, one per line", rules.rows),
+                    );
+                    return None;
+                }
+                Some(Expected::Board(rows))
+            }
+        }
+    }
+}
+
+static DRONE: Value = Value::Boolean(false);
+static MISSILE: Value = Value::Boolean(true);
+
+/// Rows of a board string, one per line, trailing spaces ignored (a board whose untried
+/// glyph is a space keeps its blank rows).
+pub fn board_rows(text: &str) -> Vec<String> {
+    text.lines().map(|l| l.trim_end().to_string()).collect()
+}
+
+fn label(rules: &Rules, i: usize) -> String {
+    let d = &rules.items[i];
+    if rules.players.len() > 1 {
+        format!("{}:{}", rules.players[d.owner], d.name)
+    } else {
+        d.name.clone()
+    }
+}
+
+fn on_board(rules: &Rules, c: RawCell) -> Option<Cell> {
+    rules.cell(c)
+}
+
+fn board_range(rules: &Rules) -> String {
+    let n = rules.notation;
+    let first = n.format(RawCell { row: 0, col: 0 });
+    let last = n.format(RawCell {
+        row: i64::from(rules.rows) - 1,
+        col: i64::from(rules.cols) - 1,
+    });
+    format!("a cell from {first} to {last}")
+}

@@ -1,0 +1,9 @@
+//! Scenarios: one TOML file, one scripted game with expected outcomes (DESIGN.md, "Scenario
+//! format"). [`parse`] checks a file against its spec and points at the offending line.
+
+mod load;
+mod model;
+mod schema;
+
+pub use load::parse;
+pub use model::{Action, Check, Expect, Expected, Scenario, Setup, Step, Visibility};

@@ -1,0 +1,153 @@
+//! The validated scenario the harness trusts.
+
+use crate::cell::{Cell, RawCell};
+use crate::diag::Source;
+use crate::engine::{Axis, Dir, Outcome};
+use crate::spec::{Rules, StateKey};
+use serde::Serialize;
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+/// Who may see a scenario's details (DESIGN.md, scenario `visibility`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Visibility {
+    Visible,
+    Hidden,
+    AfterDueDate,
+}
+
+/// A loaded, checked scenario.
+#[derive(Debug, Clone)]
+pub struct Scenario {
+    pub source: Source,
+    pub assignment: String,
+    /// The rules this scenario plays under (its mode, and any smaller worked-example board).
+    pub rules: Arc<Rules>,
+    pub title: String,
+    /// Free text from the file's `description`.
+    pub description: Option<String>,
+    pub points: u32,
+    pub visibility: Visibility,
+    pub tags: Vec<String>,
+    pub setup: Setup,
+    pub steps: Vec<Step>,
+    /// Checks after the last step.
+    pub end: Vec<Check>,
+}
+
+/// The starting position in canonical form: which fleet items stand on which cells.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Setup {
+    /// `(index into rules.items, cells)`, in fleet order.
+    pub items: Vec<(usize, Vec<Cell>)>,
+    /// Two-player games: index of the player who moves first.
+    pub first: Option<usize>,
+}
+
+/// One action.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Action {
+    /// A shot; `player` is an index in two-player games (`None`: whoever's turn it is).
+    Fire {
+        player: Option<usize>,
+        at: RawCell,
+    },
+    Drone {
+        axis: Axis,
+        index: i64,
+    },
+    Missile {
+        at: RawCell,
+    },
+    /// Place fleet item `item` (index) from `at` towards `dir`.
+    Place {
+        item: usize,
+        at: RawCell,
+        dir: Dir,
+    },
+}
+
+impl Action {
+    /// A short description in the assignment's notation, e.g. `fire B3`.
+    pub fn describe(&self, rules: &Rules) -> String {
+        let n = rules.notation;
+        match self {
+            Action::Fire {
+                player: Some(p),
+                at,
+            } => {
+                format!("fire {} ({})", n.format(*at), rules.players[*p])
+            }
+            Action::Fire { player: None, at } => format!("fire {}", n.format(*at)),
+            Action::Drone {
+                axis: Axis::Row,
+                index,
+            } => format!("drone row {index}"),
+            Action::Drone {
+                axis: Axis::Col,
+                index,
+            } => format!("drone col {index}"),
+            Action::Missile { at } => format!("missile {}", n.format(*at)),
+            Action::Place { item, at, dir } => format!(
+                "place {} at {} {}",
+                rules.items[*item].name,
+                n.format(*at),
+                serde_json::to_value(dir)
+                    .ok()
+                    .and_then(|v| v.as_str().map(String::from))
+                    .unwrap_or_default()
+            ),
+        }
+    }
+}
+
+/// What a step's answer must be.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Expect {
+    /// Accepted outcomes: one, or several where a spec decision accepts both readings.
+    pub outcomes: Vec<Outcome>,
+    pub ship: Option<String>,
+    pub owner: Option<String>,
+    pub count: Option<u32>,
+    pub cells: Option<Vec<(Cell, Outcome)>>,
+}
+
+/// One step of a scenario.
+#[derive(Debug, Clone)]
+pub struct Step {
+    /// 1-based line of the step in the file.
+    pub line: usize,
+    pub action: Action,
+    pub expect: Option<Expect>,
+    /// The step's `note`: why it matters, shown with a divergence.
+    pub note: Option<String>,
+    /// Checks after this step.
+    pub checks: Vec<Check>,
+}
+
+/// One state check.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Check {
+    pub key: StateKey,
+    pub expected: Expected,
+    /// 1-based line of the value in the file.
+    pub line: usize,
+}
+
+/// An expected state value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Expected {
+    /// `remaining`, `sunk`: ship names in fleet order.
+    Names(Vec<String>),
+    /// `won`, `lost`.
+    Bool(bool),
+    /// `shots`, `turns`, `moves`: accepted values (several only under an `accept_also` decision).
+    Count(Vec<u32>),
+    /// `next`: a player; `winner`: a player or `None` for "no winner yet".
+    Player(Option<String>),
+    /// `targeted`.
+    Cells(BTreeSet<Cell>),
+    /// `board`: rows, trailing spaces ignored.
+    Board(Vec<String>),
+}

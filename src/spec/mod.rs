@@ -1,0 +1,12 @@
+//! An assignment's contract as data: the raw TOML schema, the validated [`Rules`] the engine
+//! trusts, and the set of known specs (the five bundled ones plus any `--spec PATH`).
+
+mod registry;
+mod rules;
+mod schema;
+
+pub use registry::{BUILTIN, SpecSet, parse};
+pub use rules::{
+    Counter, Decision, Display, EventRule, ItemDef, LostCheck, Rules, Spec, StateKey, Touching,
+};
+pub use schema::RawSpec;

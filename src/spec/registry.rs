@@ -1,0 +1,87 @@
+//! The specs a run knows: the five bundled with broadside plus any loaded from files.
+
+use super::{RawSpec, Spec};
+use crate::diag::{self, Diagnostic, Source};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// The bundled specs, `(file name, text)`, compiled into the binary from `specs/`.
+pub const BUILTIN: [(&str, &str); 5] = [
+    (
+        "specs/colab-6x6.toml",
+        include_str!("../../specs/colab-6x6.toml"),
+    ),
+    (
+        "specs/solo-10x10.toml",
+        include_str!("../../specs/solo-10x10.toml"),
+    ),
+    (
+        "specs/grenades-8x8.toml",
+        include_str!("../../specs/grenades-8x8.toml"),
+    ),
+    (
+        "specs/move-limit-10x10.toml",
+        include_str!("../../specs/move-limit-10x10.toml"),
+    ),
+    (
+        "specs/battleboats.toml",
+        include_str!("../../specs/battleboats.toml"),
+    ),
+];
+
+/// Specs by assignment id.
+#[derive(Debug, Clone, Default)]
+pub struct SpecSet {
+    specs: BTreeMap<String, Arc<Spec>>,
+}
+
+impl SpecSet {
+    /// The five bundled specs. Panics only if a bundled spec is broken, which the test
+    /// `bundled_specs_load` rules out before release.
+    pub fn builtin() -> SpecSet {
+        let mut set = SpecSet::default();
+        for (path, text) in BUILTIN {
+            let spec = parse(&Source::new(path, text)).unwrap_or_else(|d| panic!("{d}"));
+            set.insert(spec);
+        }
+        set
+    }
+
+    /// Adds (or replaces, by id) a spec.
+    pub fn insert(&mut self, spec: Spec) {
+        self.specs.insert(spec.id.clone(), Arc::new(spec));
+    }
+
+    pub fn get(&self, id: &str) -> Option<&Arc<Spec>> {
+        self.specs.get(id)
+    }
+
+    /// Known ids, sorted.
+    pub fn ids(&self) -> Vec<&str> {
+        self.specs.keys().map(String::as_str).collect()
+    }
+}
+
+/// Parses and validates one spec file.
+///
+/// Errors: a [`Diagnostic`] at the TOML error's position, or at the file for a rule that
+/// does not hold together (e.g. an event adding to a counter the spec does not keep).
+pub fn parse(source: &Source) -> Result<Spec, Diagnostic> {
+    let raw: RawSpec = toml::from_str(&source.text).map_err(|e| diag::from_toml(source, &e))?;
+    Spec::from_raw(raw).map_err(|m| Diagnostic::new(source, None, m))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bundled_specs_load() {
+        for (path, text) in BUILTIN {
+            if let Err(d) = parse(&Source::new(path, text)) {
+                panic!("{}", d.render(false));
+            }
+        }
+        assert_eq!(SpecSet::builtin().ids().len(), 5);
+    }
+}

@@ -1,0 +1,525 @@
+//! The validated contract the engine and the scenario loader trust.
+
+use super::schema::{RawBoard, RawFleetEntry, RawPowers, RawSpec};
+use crate::cell::{MAX_SIDE, Notation};
+use crate::engine::{Event, Outcome};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::fmt;
+use std::sync::Arc;
+
+/// Whether ships may touch (DESIGN.md, "Spec"). Overlap is always forbidden.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Touching {
+    Allowed,
+    /// No two ships share an edge.
+    ForbiddenEdge,
+    /// No two ships share an edge or a corner (the 3×3 neighbourhood rule).
+    ForbiddenEdgeAndCorner,
+}
+
+/// When a move limit turns into a loss.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LostCheck {
+    /// Lost as soon as the move that reaches the limit is made.
+    #[default]
+    AtLimit,
+    /// Lost at the start of the next action (move-limit-10x10's `transitionState` step 2);
+    /// that action is consumed and does nothing else.
+    BeforeNextShot,
+}
+
+/// A counter a handout keeps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Counter {
+    /// Shots recorded (colab-6x6's `len(game["shots"])`, solo-10x10's score, battleboats'
+    /// cannon shots).
+    Shots,
+    /// battleboats' turn counter, skipped turns included.
+    Turns,
+    /// move-limit-10x10's `numMoves`.
+    Moves,
+}
+
+impl Counter {
+    pub fn name(self) -> &'static str {
+        match self {
+            Counter::Shots => "shots",
+            Counter::Turns => "turns",
+            Counter::Moves => "moves",
+        }
+    }
+}
+
+/// A fact about a game that a scenario can check (`state` and `[end]` keys).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum StateKey {
+    /// Names of the ships still afloat, in fleet order.
+    Remaining,
+    /// Names of the sunk ships, in fleet order.
+    Sunk,
+    Won,
+    Lost,
+    /// Which player has won a two-player game, if any.
+    Winner,
+    /// Whose turn it is.
+    Next,
+    Shots,
+    Turns,
+    Moves,
+    /// The set of cells shot at.
+    Targeted,
+    /// The board drawn in the handout's alphabet, ships hidden.
+    Board,
+}
+
+impl StateKey {
+    pub const ALL: [StateKey; 11] = [
+        StateKey::Remaining,
+        StateKey::Sunk,
+        StateKey::Won,
+        StateKey::Lost,
+        StateKey::Winner,
+        StateKey::Next,
+        StateKey::Shots,
+        StateKey::Turns,
+        StateKey::Moves,
+        StateKey::Targeted,
+        StateKey::Board,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            StateKey::Remaining => "remaining",
+            StateKey::Sunk => "sunk",
+            StateKey::Won => "won",
+            StateKey::Lost => "lost",
+            StateKey::Winner => "winner",
+            StateKey::Next => "next",
+            StateKey::Shots => "shots",
+            StateKey::Turns => "turns",
+            StateKey::Moves => "moves",
+            StateKey::Targeted => "targeted",
+            StateKey::Board => "board",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<StateKey> {
+        StateKey::ALL.into_iter().find(|k| k.name() == name)
+    }
+
+    /// The counter this key reads, if it is one.
+    pub fn counter(self) -> Option<Counter> {
+        match self {
+            StateKey::Shots => Some(Counter::Shots),
+            StateKey::Turns => Some(Counter::Turns),
+            StateKey::Moves => Some(Counter::Moves),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for StateKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// One item of a fleet: a ship, or a grenade, owned by one player.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ItemDef {
+    /// Unique per owner: `Submarine`, or `cruiser-2` when the fleet has several of a kind.
+    pub name: String,
+    /// The fleet entry's name: `cruiser` for `cruiser-2`; what a sinking reports.
+    pub kind: String,
+    /// Length in cells.
+    pub length: u8,
+    pub grenade: bool,
+    /// Index into [`Rules::players`].
+    pub owner: usize,
+}
+
+/// What one event answers and costs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct EventRule {
+    pub outcome: Outcome,
+    pub shots: u32,
+    pub turns: u32,
+    pub moves: u32,
+    pub passes_turn: bool,
+    pub clause: String,
+}
+
+/// A recorded ambiguity.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Decision {
+    pub id: String,
+    pub clause: String,
+    pub reading: String,
+    pub other: String,
+    pub accept_also: bool,
+}
+
+/// The handout's alphabet, resolved.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Display {
+    pub untried: String,
+    pub miss: String,
+    pub hit: String,
+    pub sunk: String,
+    pub ship: String,
+    pub grenade: String,
+    pub separator: String,
+    pub sunk_by_kind: BTreeMap<String, String>,
+    /// Per player index: `(hit, grenade)` glyphs replacing the shared ones.
+    pub players: Vec<Option<(String, String)>>,
+}
+
+/// One mode of one assignment, validated: everything the engine needs.
+#[derive(Debug, Clone, Serialize)]
+pub struct Rules {
+    pub id: String,
+    pub mode: String,
+    /// Board height and width in cells (each at most [`MAX_SIDE`]).
+    pub rows: u8,
+    pub cols: u8,
+    pub notation: Notation,
+    /// Player names; one entry (`"player"`) for one-player games.
+    pub players: Vec<String>,
+    /// Index of the player who moves first.
+    pub first: usize,
+    /// The fleet, each player's items in fleet order, player by player.
+    pub items: Vec<ItemDef>,
+    pub touching: Touching,
+    pub counters: Vec<Counter>,
+    /// Indexed by [`Event::index`]; `None` where the assignment has no such event.
+    pub events: Vec<Option<EventRule>>,
+    pub move_limit: Option<u32>,
+    pub lost_check: LostCheck,
+    pub drone_uses: Option<u8>,
+    pub missile_uses: Option<u8>,
+    pub observe: Vec<StateKey>,
+    pub display: Display,
+    pub decisions: Vec<Decision>,
+}
+
+impl Rules {
+    /// The rule for `event`, if the assignment has it.
+    pub fn event(&self, event: Event) -> Option<&EventRule> {
+        self.events[event.index()].as_ref()
+    }
+
+    /// Whether a scenario can check `key` for this assignment.
+    pub fn observes(&self, key: StateKey) -> bool {
+        self.observe.contains(&key)
+    }
+
+    /// The outcome words this assignment can answer to a `fire`.
+    pub fn fire_outcomes(&self) -> Vec<Outcome> {
+        let mut out: Vec<Outcome> = [
+            Event::Miss,
+            Event::Hit,
+            Event::Sunk,
+            Event::RepeatMiss,
+            Event::RepeatHit,
+            Event::OffBoard,
+            Event::Grenade,
+            Event::OutOfTurn,
+            Event::GameOver,
+        ]
+        .into_iter()
+        .filter_map(|e| self.event(e).map(|r| r.outcome))
+        .collect();
+        out.sort();
+        out.dedup();
+        out
+    }
+
+    pub fn decision(&self, id: &str) -> Option<&Decision> {
+        self.decisions.iter().find(|d| d.id == id)
+    }
+
+    /// Index of the player named `name`.
+    pub fn player(&self, name: &str) -> Option<usize> {
+        self.players.iter().position(|p| p == name)
+    }
+
+    /// The on-board cell for `raw`, if it is on this board.
+    pub fn cell(&self, raw: crate::cell::RawCell) -> Option<crate::cell::Cell> {
+        let on = (0..i64::from(self.rows)).contains(&raw.row)
+            && (0..i64::from(self.cols)).contains(&raw.col);
+        on.then_some(crate::cell::Cell {
+            row: raw.row as u8,
+            col: raw.col as u8,
+        })
+    }
+
+    /// Whether the fleet has grenades.
+    pub fn has_grenades(&self) -> bool {
+        self.items.iter().any(|i| i.grenade)
+    }
+
+    /// A copy with another board size and fleet, for a scenario that replays a handout's
+    /// small worked example (battleboats' 5×5 board with one boat).
+    pub fn with_board_and_fleet(&self, rows: u8, cols: u8, fleet: Vec<(String, u8)>) -> Rules {
+        let mut r = self.clone();
+        r.rows = rows;
+        r.cols = cols;
+        r.items = (0..self.players.len())
+            .flat_map(|owner| {
+                fleet.iter().map(move |(name, length)| ItemDef {
+                    name: name.clone(),
+                    kind: name.clone(),
+                    length: *length,
+                    grenade: false,
+                    owner,
+                })
+            })
+            .collect();
+        r
+    }
+}
+
+/// A whole assignment: its default mode and any others, plus where it came from.
+#[derive(Debug, Clone)]
+pub struct Spec {
+    pub id: String,
+    pub title: String,
+    pub handout: String,
+    pub language: String,
+    pub default_mode: String,
+    pub modes: BTreeMap<String, Arc<Rules>>,
+}
+
+impl Spec {
+    /// The rules of `mode` (the default mode when `None`).
+    pub fn rules(&self, mode: Option<&str>) -> Option<&Arc<Rules>> {
+        self.modes.get(mode.unwrap_or(&self.default_mode))
+    }
+
+    /// Validates a raw spec. Errors: one sentence naming the field and what was expected.
+    pub fn from_raw(raw: RawSpec) -> Result<Spec, String> {
+        let mut modes = BTreeMap::new();
+        let base = build_rules(&raw, &raw.mode, &raw.board, &raw.fleet, raw.powers.as_ref())?;
+        modes.insert(raw.mode.clone(), Arc::new(base));
+        for (name, m) in &raw.modes {
+            if *name == raw.mode {
+                return Err(format!("mode `{name}` repeats the default mode"));
+            }
+            let rules = build_rules(
+                &raw,
+                name,
+                m.board.as_ref().unwrap_or(&raw.board),
+                m.fleet.as_ref().unwrap_or(&raw.fleet),
+                m.powers.as_ref().or(raw.powers.as_ref()),
+            )?;
+            modes.insert(name.clone(), Arc::new(rules));
+        }
+        Ok(Spec {
+            id: raw.id,
+            title: raw.title,
+            handout: raw.handout,
+            language: raw.language,
+            default_mode: raw.mode,
+            modes,
+        })
+    }
+}
+
+fn build_rules(
+    raw: &RawSpec,
+    mode: &str,
+    board: &RawBoard,
+    fleet: &[RawFleetEntry],
+    powers: Option<&RawPowers>,
+) -> Result<Rules, String> {
+    let in_mode = |s: String| format!("mode `{mode}`: {s}");
+    if !(1..=MAX_SIDE).contains(&board.rows) || !(1..=MAX_SIDE).contains(&board.cols) {
+        return Err(in_mode(format!(
+            "board is {}×{}; expected each side from 1 to {MAX_SIDE}",
+            board.rows, board.cols
+        )));
+    }
+    let (players, first) = match &raw.players {
+        None => (vec!["player".to_string()], 0),
+        Some(p) => {
+            if p.names.len() != 2 {
+                return Err("`players.names` must name exactly two players".into());
+            }
+            let first = p.names.iter().position(|n| *n == p.first).ok_or_else(|| {
+                format!("`players.first` is `{}`, not one of {:?}", p.first, p.names)
+            })?;
+            (p.names.clone(), first)
+        }
+    };
+    let mut items = Vec::new();
+    for owner in 0..players.len() {
+        for entry in fleet {
+            if entry.length == 0 || entry.length > board.rows.max(board.cols) {
+                return Err(in_mode(format!(
+                    "fleet entry `{}` has length {}; expected 1 to {}",
+                    entry.name,
+                    entry.length,
+                    board.rows.max(board.cols)
+                )));
+            }
+            if entry.grenade && entry.length != 1 {
+                return Err(format!("grenade `{}` must have length 1", entry.name));
+            }
+            for i in 1..=entry.count {
+                let name = if entry.count == 1 {
+                    entry.name.clone()
+                } else {
+                    format!("{}-{i}", entry.name)
+                };
+                items.push(ItemDef {
+                    name,
+                    kind: entry.name.clone(),
+                    length: entry.length,
+                    grenade: entry.grenade,
+                    owner,
+                });
+            }
+        }
+    }
+    if items.len() > 250 {
+        return Err("a fleet may hold at most 250 items".into());
+    }
+    let mut seen = std::collections::BTreeSet::new();
+    for it in &items {
+        if !seen.insert((it.owner, it.name.clone())) {
+            return Err(in_mode(format!("fleet names `{}` twice", it.name)));
+        }
+    }
+    let mut events: Vec<Option<EventRule>> = vec![None; Event::ALL.len()];
+    for (key, ev) in &raw.events {
+        let event = Event::ALL
+            .into_iter()
+            .find(|e| e.key() == key)
+            .ok_or_else(|| format!("unknown event `{key}` in [events]"))?;
+        events[event.index()] = Some(EventRule {
+            outcome: ev.outcome,
+            shots: ev.shots,
+            turns: ev.turns,
+            moves: ev.moves,
+            passes_turn: ev.passes_turn,
+            clause: ev.clause.clone(),
+        });
+    }
+    let need = |e: Event, why: &str| -> Result<(), String> {
+        if events[e.index()].is_none() {
+            Err(format!("[events] needs `{}` {why}", e.key()))
+        } else {
+            Ok(())
+        }
+    };
+    for e in [
+        Event::Miss,
+        Event::Hit,
+        Event::Sunk,
+        Event::RepeatMiss,
+        Event::RepeatHit,
+        Event::OffBoard,
+    ] {
+        need(e, "(every assignment has it)")?;
+    }
+    if items.iter().any(|i| i.grenade) {
+        need(Event::Grenade, "because the fleet has grenades")?;
+    }
+    if players.len() > 1 {
+        need(Event::OutOfTurn, "because the game has two players")?;
+    }
+    let drone_uses = powers.and_then(|p| p.drone.as_ref()).map(|p| p.uses);
+    let missile_uses = powers.and_then(|p| p.missile.as_ref()).map(|p| p.uses);
+    if drone_uses.is_some() {
+        need(Event::Drone, "because the assignment has a drone")?;
+    }
+    if missile_uses.is_some() {
+        need(Event::Missile, "because the assignment has a missile")?;
+    }
+    if drone_uses.is_some() || missile_uses.is_some() {
+        need(Event::PowerUsedUp, "because the assignment has powers")?;
+        need(Event::PowerOffBoard, "because the assignment has powers")?;
+    }
+    let counters: Vec<Counter> = raw.counters.keys().copied().collect();
+    for (e, rule) in Event::ALL.iter().zip(&events) {
+        if let Some(r) = rule {
+            for (c, n) in [
+                (Counter::Shots, r.shots),
+                (Counter::Turns, r.turns),
+                (Counter::Moves, r.moves),
+            ] {
+                if n > 0 && !counters.contains(&c) {
+                    return Err(format!(
+                        "event `{}` adds to `{}`, which [counters] does not list",
+                        e.key(),
+                        c.name()
+                    ));
+                }
+            }
+        }
+    }
+    if raw.end.move_limit.is_some() && !counters.contains(&Counter::Moves) {
+        return Err("`end.move_limit` needs a `moves` counter".into());
+    }
+    let d = &raw.display;
+    let mut glyph_players = vec![None; players.len()];
+    for (name, g) in &d.players {
+        let i = players
+            .iter()
+            .position(|p| p == name)
+            .ok_or_else(|| format!("[display.players.{name}] names no player"))?;
+        glyph_players[i] = Some((g.hit.clone(), g.grenade.clone()));
+    }
+    let display = Display {
+        untried: d.untried.clone(),
+        miss: d.miss.clone(),
+        hit: d.hit.clone(),
+        sunk: d.sunk.clone().unwrap_or_else(|| d.hit.clone()),
+        ship: d.ship.clone(),
+        grenade: d.grenade.clone().unwrap_or_else(|| d.hit.clone()),
+        separator: d.separator.clone(),
+        sunk_by_kind: d.sunk_by_kind.clone().unwrap_or_default(),
+        players: glyph_players,
+    };
+    let mut ids = std::collections::BTreeSet::new();
+    for dec in &raw.decisions {
+        if !ids.insert(dec.id.clone()) {
+            return Err(format!("decision `{}` is listed twice", dec.id));
+        }
+    }
+    Ok(Rules {
+        id: raw.id.clone(),
+        mode: mode.to_string(),
+        rows: board.rows,
+        cols: board.cols,
+        notation: raw.notation.style,
+        players,
+        first,
+        items,
+        touching: raw.placement.touching,
+        counters,
+        events,
+        move_limit: raw.end.move_limit,
+        lost_check: raw.end.lost_check,
+        drone_uses,
+        missile_uses,
+        observe: raw.observe.clone(),
+        display,
+        decisions: raw
+            .decisions
+            .iter()
+            .map(|d| Decision {
+                id: d.id.clone(),
+                clause: d.clause.clone(),
+                reading: d.reading.clone(),
+                other: d.other.clone(),
+                accept_also: d.accept_also,
+            })
+            .collect(),
+    })
+}

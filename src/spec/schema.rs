@@ -1,0 +1,202 @@
+//! The spec file's TOML schema, exactly as written in `specs/<id>.toml`.
+//!
+//! Every rule carries a `clause`: the handout words it comes from. [`super::Spec::from_raw`]
+//! validates this into [`super::Rules`].
+
+use super::rules::{Counter, LostCheck, StateKey, Touching};
+use crate::cell::Notation;
+use crate::engine::Outcome;
+use serde::Deserialize;
+use std::collections::BTreeMap;
+
+/// A whole spec file.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawSpec {
+    /// The assignment id scenarios name, e.g. `"colab-6x6"`.
+    pub id: String,
+    pub title: String,
+    /// The handout file under `shared/handouts/` this spec encodes.
+    pub handout: String,
+    /// The language students submit in (informational).
+    pub language: String,
+    /// The name of the mode the top-level board, fleet and powers describe.
+    #[serde(default = "default_mode")]
+    pub mode: String,
+    pub board: RawBoard,
+    pub notation: RawNotation,
+    pub fleet: Vec<RawFleetEntry>,
+    pub placement: RawPlacement,
+    pub players: Option<RawPlayers>,
+    /// The counters the handout keeps, each with its clause.
+    #[serde(default)]
+    pub counters: BTreeMap<Counter, String>,
+    /// What each event answers and costs, keyed by event (`miss`, `repeat-hit`, …).
+    pub events: BTreeMap<String, RawEvent>,
+    pub end: RawEnd,
+    pub powers: Option<RawPowers>,
+    /// Other modes: each overrides the board, fleet and powers of the default mode.
+    #[serde(default)]
+    pub modes: BTreeMap<String, RawMode>,
+    /// The state keys an implementation of this assignment can be asked about.
+    pub observe: Vec<StateKey>,
+    pub display: RawDisplay,
+    #[serde(rename = "decision", default)]
+    pub decisions: Vec<RawDecision>,
+}
+
+fn default_mode() -> String {
+    "standard".to_string()
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawBoard {
+    pub rows: u8,
+    pub cols: u8,
+    pub clause: String,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawNotation {
+    pub style: Notation,
+    pub clause: String,
+}
+
+/// One kind of ship (or grenade) in the fleet; `count` copies are named `name-1`…`name-N`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawFleetEntry {
+    pub name: String,
+    pub length: u8,
+    #[serde(default = "one")]
+    pub count: u8,
+    /// A grenade: one cell that costs the shooter a turn instead of sinking.
+    #[serde(default)]
+    pub grenade: bool,
+    #[serde(default)]
+    pub clause: String,
+}
+
+fn one() -> u8 {
+    1
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawPlacement {
+    pub touching: Touching,
+    pub clause: String,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawPlayers {
+    pub names: Vec<String>,
+    pub first: String,
+    pub clause: String,
+}
+
+/// One row of the `[events]` table.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawEvent {
+    pub outcome: Outcome,
+    #[serde(default)]
+    pub shots: u32,
+    #[serde(default)]
+    pub turns: u32,
+    #[serde(default)]
+    pub moves: u32,
+    /// Whether the turn passes to the other player (two-player games).
+    #[serde(default = "yes")]
+    pub passes_turn: bool,
+    pub clause: String,
+}
+
+fn yes() -> bool {
+    true
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawEnd {
+    /// A one-player game is lost when `moves` reaches this.
+    pub move_limit: Option<u32>,
+    #[serde(default)]
+    pub lost_check: LostCheck,
+    pub clause: String,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawPowers {
+    pub drone: Option<RawPower>,
+    pub missile: Option<RawPower>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawPower {
+    /// How many times a game the power may be used.
+    pub uses: u8,
+    pub clause: String,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawMode {
+    pub board: Option<RawBoard>,
+    pub fleet: Option<Vec<RawFleetEntry>>,
+    pub powers: Option<RawPowers>,
+    #[serde(default)]
+    pub clause: String,
+}
+
+/// The handout's alphabet for drawing a board, one glyph per cell state.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawDisplay {
+    pub untried: String,
+    pub miss: String,
+    pub hit: String,
+    /// A cell of a sunk ship; defaults to `hit`.
+    pub sunk: Option<String>,
+    /// An unshot ship cell when ships are shown.
+    pub ship: String,
+    /// An exploded grenade (and an unshot one when ships are shown).
+    pub grenade: Option<String>,
+    /// Between two cells of a row.
+    #[serde(default)]
+    pub separator: String,
+    /// A sunk ship's cells drawn by its kind, e.g. `cruiser = "C"`.
+    pub sunk_by_kind: Option<BTreeMap<String, String>>,
+    /// Per-player glyphs that replace `hit`, `sunk`, `ship` and `grenade` for that player's items.
+    #[serde(default)]
+    pub players: BTreeMap<String, RawPlayerGlyphs>,
+    pub clause: String,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawPlayerGlyphs {
+    pub hit: String,
+    pub grenade: String,
+}
+
+/// A place where the handout is ambiguous or contradicts itself.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawDecision {
+    /// A short kebab-case id that scenarios cite with `decision = "…"`.
+    pub id: String,
+    /// The handout words, quoted briefly.
+    pub clause: String,
+    /// The reading broadside's reference implements.
+    pub reading: String,
+    /// The other reading.
+    pub other: String,
+    /// Whether a submission that follows `other` is also accepted where scenarios allow it.
+    pub accept_also: bool,
+}

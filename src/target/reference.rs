@@ -1,0 +1,96 @@
+//! The reference engine as a target.
+
+use super::{Fault, FaultKind, Observed, Target};
+use crate::engine::{Answer, Game, Outcome};
+use crate::scenario::{Action, Setup};
+use crate::spec::{Rules, StateKey};
+use std::sync::Arc;
+
+/// Plays scenarios on broadside's own engine; every published scenario must pass on it.
+#[derive(Debug, Default)]
+pub struct Reference {
+    game: Option<Game>,
+}
+
+impl Reference {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The game in progress, if any (the harness draws boards from it).
+    pub fn game(&self) -> Option<&Game> {
+        self.game.as_ref()
+    }
+
+    /// Builds a game from a setup: every listed item on its cells.
+    pub fn start(rules: &Arc<Rules>, setup: &Setup) -> Result<Game, Fault> {
+        let mut game = Game::new(rules.clone());
+        for (item, cells) in &setup.items {
+            game.place_cells(*item, cells).map_err(|e| Fault {
+                kind: FaultKind::Setup,
+                message: format!("{} {}", rules.items[*item].name, e.describe(rules)),
+            })?;
+        }
+        if let Some(first) = setup.first {
+            game.set_next(first);
+        }
+        Ok(game)
+    }
+
+    fn game_mut(&mut self) -> Result<&mut Game, Fault> {
+        self.game.as_mut().ok_or(Fault {
+            kind: FaultKind::Protocol,
+            message: "no game started".into(),
+        })
+    }
+}
+
+/// Performs `action` on `game`.
+pub fn act(game: &mut Game, action: &Action) -> Answer {
+    match action {
+        Action::Fire { player, at } => game.fire(*player, *at),
+        Action::Drone { axis, index } => game.drone(*axis, *index),
+        Action::Missile { at } => game.missile(*at),
+        Action::Place { item, at, dir } => match game.place(*item, *at, *dir) {
+            Ok(()) => Answer::placement(Outcome::Ok, None),
+            Err(e) => Answer::placement(Outcome::Rejected, Some(e.describe(game.rules()))),
+        },
+    }
+}
+
+/// Answers `key` about `game`.
+pub fn observe(game: &Game, key: StateKey) -> Observed {
+    use crate::spec::Counter;
+    match key {
+        StateKey::Remaining => Observed::Names(game.remaining()),
+        StateKey::Sunk => Observed::Names(game.sunk()),
+        StateKey::Won => Observed::Bool(game.won()),
+        StateKey::Lost => Observed::Bool(game.lost()),
+        StateKey::Winner => Observed::Player(game.winner().map(String::from)),
+        StateKey::Next => Observed::Player(Some(game.next_player().to_string())),
+        StateKey::Shots => Observed::Count(game.counter(Counter::Shots)),
+        StateKey::Turns => Observed::Count(game.counter(Counter::Turns)),
+        StateKey::Moves => Observed::Count(game.counter(Counter::Moves)),
+        StateKey::Targeted => Observed::Cells(game.targeted().iter().collect()),
+        StateKey::Board => Observed::Board(game.render(false)),
+    }
+}
+
+impl Target for Reference {
+    fn name(&self) -> String {
+        "reference".into()
+    }
+
+    fn new_game(&mut self, rules: &Arc<Rules>, setup: &Setup) -> Result<(), Fault> {
+        self.game = Some(Reference::start(rules, setup)?);
+        Ok(())
+    }
+
+    fn act(&mut self, action: &Action) -> Result<Answer, Fault> {
+        Ok(act(self.game_mut()?, action))
+    }
+
+    fn observe(&mut self, key: StateKey) -> Result<Observed, Fault> {
+        Ok(observe(self.game_mut()?, key))
+    }
+}

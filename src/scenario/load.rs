@@ -113,7 +113,7 @@ impl Cx<'_> {
             }
             None => Vec::new(),
         };
-        if steps.is_empty() && end.is_empty() {
+        if raw.steps.is_empty() && raw.end.is_none() {
             self.errors.push(
                 Diagnostic::new(
                     self.source,
@@ -507,7 +507,9 @@ impl Cx<'_> {
         let span = raw.span();
         let line = self.line(&span);
         let s = raw.get_ref();
-        let decision = self.decision(s.decision.as_ref(), rules);
+        // A decision that does not check is reported once; the step is still read as if it
+        // did, so its alternatives do not cascade into a second error.
+        let decision = self.decision(s.decision.as_ref(), rules).or(s.decision.as_ref().map(|d| d.get_ref().clone()));
         let actions = [
             ("fire", &s.fire),
             ("drone", &s.drone),

@@ -1,0 +1,62 @@
+//! Every published scenario passes against the reference (the CI regression gate), and every
+//! assignment has the published coverage the foundation issue asks for.
+
+use broadside::harness::run_scenario;
+use broadside::report::Status;
+use broadside::spec::SpecSet;
+use broadside::target::Reference;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+fn published() -> Vec<broadside::scenario::Scenario> {
+    let specs = SpecSet::builtin();
+    let root = camino::Utf8PathBuf::from("fixtures/scenarios");
+    let loaded = broadside::load::load(&[root], &specs);
+    let errors: Vec<String> = loaded.errors.iter().map(|d| d.render(false)).collect();
+    assert!(errors.is_empty(), "published scenarios must load:\n{}", errors.join("\n"));
+    loaded.scenarios
+}
+
+#[test]
+fn every_published_scenario_passes_against_the_reference() {
+    let mut target = Reference::new();
+    let failures: Vec<String> = published()
+        .iter()
+        .map(|s| run_scenario(s, &mut target))
+        .filter(|r| r.status != Status::Passed)
+        .map(|r| format!("{}: {:?} {:?} {:?}", r.path, r.status, r.divergence, r.fault))
+        .collect();
+    assert!(failures.is_empty(), "scenarios failing on the reference:\n{}", failures.join("\n"));
+}
+
+#[test]
+fn each_assignment_has_at_least_twelve_scenarios_and_battleboats_both_modes() {
+    let mut per: BTreeMap<(String, String), usize> = BTreeMap::new();
+    for s in published() {
+        *per.entry((s.assignment.clone(), s.rules.mode.clone())).or_default() += 1;
+    }
+    let count = |id: &str| per.iter().filter(|((a, _), _)| a == id).map(|(_, n)| n).sum::<usize>();
+    for id in SpecSet::builtin().ids() {
+        assert!(count(id) >= 12, "{id} has {} published scenarios; expected at least 12", count(id));
+    }
+    assert!(per.contains_key(&("battleboats".into(), "expert".into())), "no expert-mode battleboats scenario");
+}
+
+#[test]
+fn every_published_scenario_file_names_its_assignment_folder() {
+    for s in published() {
+        let folder = Path::new(&s.source.path).parent().and_then(|p| p.file_name()).unwrap();
+        assert_eq!(folder.to_str().unwrap(), s.assignment, "{} sits in the wrong folder", s.source.path);
+    }
+}
+
+#[test]
+fn each_assignment_publishes_its_handout_worked_example() {
+    let scenarios = published();
+    for id in SpecSet::builtin().ids() {
+        assert!(
+            scenarios.iter().any(|s| s.assignment == id && s.tags.iter().any(|t| t == "handout")),
+            "{id} has no scenario tagged \"handout\" replaying the handout's worked example"
+        );
+    }
+}

@@ -1,0 +1,70 @@
+//! Snapshots (insta) of the report shapes and of every broken-scenario error message.
+//! Review changes with `cargo insta review`; CI runs with INSTA_UPDATE=no.
+
+use broadside::diag::Source;
+use broadside::harness::run_all;
+use broadside::report::{Report, to_json, to_text};
+use broadside::spec::SpecSet;
+use broadside::target::Reference;
+
+fn load(paths: &[&str]) -> Vec<broadside::scenario::Scenario> {
+    let specs = SpecSet::builtin();
+    let paths: Vec<camino::Utf8PathBuf> = paths.iter().map(|p| p.into()).collect();
+    let loaded = broadside::load::load(&paths, &specs);
+    assert!(loaded.errors.is_empty(), "{:?}", loaded.errors);
+    loaded.scenarios
+}
+
+fn report(paths: &[&str]) -> Report {
+    let scenarios = load(paths);
+    Report::new("reference".into(), run_all(&scenarios, &mut Reference::new()))
+}
+
+const PASSING: &str = "fixtures/scenarios/colab-6x6/01-handout-example.toml";
+const FAILING: [&str; 2] =
+    ["tests/fixtures/failing/colab-wrong-outcome.toml", "tests/fixtures/failing/colab-wrong-end.toml"];
+
+#[test]
+fn json_report_passing() {
+    let r = report(&[PASSING]);
+    let v: serde_json::Value = serde_json::from_str(&to_json(&r)).unwrap();
+    insta::assert_json_snapshot!(v, { ".tool" => "[tool]" });
+}
+
+#[test]
+fn json_report_failing() {
+    let r = report(&[PASSING, FAILING[0], FAILING[1]]);
+    let v: serde_json::Value = serde_json::from_str(&to_json(&r)).unwrap();
+    insta::assert_json_snapshot!(v, { ".tool" => "[tool]" });
+}
+
+#[test]
+fn text_report_passing() {
+    insta::assert_snapshot!(to_text(&report(&[PASSING]), false));
+}
+
+#[test]
+fn text_report_failing() {
+    insta::assert_snapshot!(to_text(&report(&[PASSING, FAILING[0], FAILING[1]]), false));
+}
+
+#[test]
+fn json_report_is_deterministic() {
+    let a = to_json(&report(&[PASSING, FAILING[0]]));
+    let b = to_json(&report(&[PASSING, FAILING[0]]));
+    assert_eq!(a, b);
+}
+
+#[test]
+fn broken_scenarios_name_file_line_col_and_what_was_expected() {
+    insta::glob!("fixtures/broken/*.toml", |path| {
+        let name = path.file_name().unwrap().to_str().unwrap();
+        let shown = format!("tests/fixtures/broken/{name}");
+        let text = std::fs::read_to_string(path).unwrap();
+        let errors = broadside::scenario::parse(&Source::new(&shown, text), &SpecSet::builtin())
+            .expect_err("a broken scenario must not load");
+        assert!(errors.iter().all(|d| d.to_string().starts_with(&shown)), "{errors:?}");
+        let rendered: Vec<String> = errors.iter().map(|d| d.render(false)).collect();
+        insta::assert_snapshot!(rendered.join("\n"));
+    });
+}

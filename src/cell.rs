@@ -70,7 +70,7 @@ impl Notation {
                 match (letter, rest.parse::<i64>()) {
                     (Some(l), Ok(n)) => {
                         let l = i64::from(l.to_ascii_uppercase() as u8 - b'A');
-                        let n = n - 1;
+                        let n = n.saturating_sub(1);
                         Ok(if self == Notation::LetterRow {
                             RawCell { row: l, col: n }
                         } else {

@@ -4,7 +4,6 @@
 //! (`Display`) or as an annotated source snippet ([`Diagnostic::render`], annotate-snippets).
 
 use annotate_snippets::{AnnotationKind, Group, Level, Renderer, Snippet};
-use std::fmt;
 use std::ops::Range;
 use std::sync::Arc;
 
@@ -26,7 +25,10 @@ impl Source {
 
     /// The 1-based line and column (in characters) of byte offset `at`.
     pub fn line_col(&self, at: usize) -> (usize, usize) {
-        let at = at.min(self.text.len());
+        let mut at = at.min(self.text.len());
+        while !self.text.is_char_boundary(at) {
+            at -= 1;
+        }
         let before = &self.text[..at];
         let line = before.matches('\n').count() + 1;
         let line_start = before.rfind('\n').map_or(0, |i| i + 1);
@@ -34,10 +36,12 @@ impl Source {
     }
 }
 
-/// A problem in an input file.
-#[derive(Debug, Clone)]
+/// A problem in an input file. Displays as one line: `path:line:col: message (expected …)`.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("{}", self.one_line())]
 pub struct Diagnostic {
-    pub source: Source,
+    /// The file the problem is in.
+    pub file: Source,
     /// Byte range in the file; `None` when the problem is the file as a whole.
     pub span: Option<Range<usize>>,
     /// What is wrong, e.g. "cell `G1` is off the 6×6 board".
@@ -49,7 +53,7 @@ pub struct Diagnostic {
 impl Diagnostic {
     pub fn new(source: &Source, span: Option<Range<usize>>, message: impl Into<String>) -> Self {
         Diagnostic {
-            source: source.clone(),
+            file: source.clone(),
             span,
             message: message.into(),
             expected: None,
@@ -66,13 +70,13 @@ impl Diagnostic {
     pub fn line_col(&self) -> (usize, usize) {
         self.span
             .as_ref()
-            .map_or((1, 1), |s| self.source.line_col(s.start))
+            .map_or((1, 1), |s| self.file.line_col(s.start))
     }
 
     /// `path:line:col`.
     pub fn location(&self) -> String {
         let (l, c) = self.line_col();
-        format!("{}:{l}:{c}", self.source.path)
+        format!("{}:{l}:{c}", self.file.path)
     }
 
     /// The diagnostic as an annotated snippet of the file; `color` adds ANSI styles.
@@ -86,14 +90,14 @@ impl Diagnostic {
         let label = self.expected.as_ref().map(|e| format!("expected {e}"));
         let mut group = Group::with_title(Level::ERROR.primary_title(title));
         if let Some(span) = self.span.clone() {
-            let span = clamp_span(&self.source.text, span);
+            let span = clamp_span(&self.file.text, span);
             let mut ann = AnnotationKind::Primary.span(span);
             if let Some(l) = &label {
                 ann = ann.label(l);
             }
             group = group.element(
-                Snippet::source(&*self.source.text)
-                    .path(&self.source.path)
+                Snippet::source(&*self.file.text)
+                    .path(&self.file.path)
                     .fold(true)
                     .annotation(ann),
             );
@@ -117,17 +121,14 @@ fn clamp_span(text: &str, span: Range<usize>) -> Range<usize> {
     start..end
 }
 
-impl fmt::Display for Diagnostic {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.location(), self.message)?;
-        if let Some(e) = &self.expected {
-            write!(f, " (expected {e})")?;
+impl Diagnostic {
+    fn one_line(&self) -> String {
+        match &self.expected {
+            Some(e) => format!("{}: {} (expected {e})", self.location(), self.message),
+            None => format!("{}: {}", self.location(), self.message),
         }
-        Ok(())
     }
 }
-
-impl std::error::Error for Diagnostic {}
 
 /// Turns a toml parse or schema error into a diagnostic at its span.
 pub fn from_toml(source: &Source, err: &toml::de::Error) -> Diagnostic {

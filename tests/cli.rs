@@ -10,8 +10,16 @@ fn broadside() -> Command {
 
 #[test]
 fn run_on_the_published_scenarios_exits_0_and_json_counts_them() {
-    let out = broadside().args(["run", "fixtures/scenarios", "--format", "json"]).output().unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+    let out = broadside()
+        .args(["run", "fixtures/scenarios", "--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["format_version"], 1);
     let n = v["scenarios"].as_array().unwrap().len();
@@ -22,21 +30,33 @@ fn run_on_the_published_scenarios_exits_0_and_json_counts_them() {
 
 #[test]
 fn a_failing_scenario_exits_1() {
-    broadside().args(["run", "tests/fixtures/failing"]).assert().code(1);
+    broadside()
+        .args(["run", "tests/fixtures/failing"])
+        .assert()
+        .code(1);
 }
 
 #[test]
 fn a_broken_scenario_exits_2_naming_file_line_col() {
-    let out = broadside().args(["run", "tests/fixtures/broken/overlapping-ships.toml"]).output().unwrap();
+    let out = broadside()
+        .args(["run", "tests/fixtures/broken/overlapping-ships.toml"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("tests/fixtures/broken/overlapping-ships.toml:5:13"), "{err}");
+    assert!(
+        err.contains("tests/fixtures/broken/overlapping-ships.toml:5:13"),
+        "{err}"
+    );
     assert!(err.contains("expected"), "{err}");
 }
 
 #[test]
 fn check_reports_every_broken_file_and_exits_2() {
-    let out = broadside().args(["check", "tests/fixtures/broken"]).output().unwrap();
+    let out = broadside()
+        .args(["check", "tests/fixtures/broken"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     let files = std::fs::read_dir("tests/fixtures/broken").unwrap().count();
@@ -49,8 +69,16 @@ fn check_reports_every_broken_file_and_exits_2() {
 
 #[test]
 fn check_passes_the_specs_and_published_scenarios() {
-    let out = broadside().args(["check", "specs", "fixtures/scenarios"]).output().unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = broadside()
+        .args(["check", "specs", "fixtures/scenarios"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(String::from_utf8_lossy(&out.stdout).contains("5 specs"));
 }
 
@@ -61,7 +89,15 @@ fn a_missing_path_exits_2() {
 
 #[test]
 fn an_unknown_target_exits_2() {
-    broadside().args(["run", "fixtures/scenarios/colab-6x6", "--target", "python:x.py"]).assert().code(2);
+    broadside()
+        .args([
+            "run",
+            "fixtures/scenarios/colab-6x6",
+            "--target",
+            "python:x.py",
+        ])
+        .assert()
+        .code(2);
 }
 
 #[test]
@@ -70,11 +106,18 @@ fn out_writes_the_report_to_a_file() {
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("report.json");
     broadside()
-        .args(["run", "fixtures/scenarios/colab-6x6", "--format", "json", "--out"])
+        .args([
+            "run",
+            "fixtures/scenarios/colab-6x6",
+            "--format",
+            "json",
+            "--out",
+        ])
         .arg(&file)
         .assert()
         .code(0);
-    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
     assert_eq!(v["summary"]["failed"], 0);
 }
 
@@ -97,7 +140,11 @@ fn a_course_spec_variant_can_be_passed_with_spec() {
         .arg(dir.join("colab-7x7.toml"))
         .assert()
         .code(0);
-    broadside().args(["run"]).arg(dir.join("s.toml")).assert().code(2);
+    broadside()
+        .args(["run"])
+        .arg(dir.join("s.toml"))
+        .assert()
+        .code(2);
 }
 
 #[test]
@@ -105,6 +152,9 @@ fn help_has_an_example_for_each_command() {
     for cmd in ["run", "check"] {
         let out = broadside().args([cmd, "--help"]).output().unwrap();
         let text = String::from_utf8_lossy(&out.stdout);
-        assert!(text.contains("Examples:") && text.contains(&format!("broadside {cmd} ")), "{text}");
+        assert!(
+            text.contains("Examples:") && text.contains(&format!("broadside {cmd} ")),
+            "{text}"
+        );
     }
 }

@@ -9,11 +9,28 @@ use std::sync::Arc;
 /// Every mode of every bundled spec.
 fn all_rules() -> Vec<Arc<Rules>> {
     let specs = SpecSet::builtin();
-    specs.ids().iter().flat_map(|id| specs.get(id).unwrap().modes.values().cloned().collect::<Vec<_>>()).collect()
+    specs
+        .ids()
+        .iter()
+        .flat_map(|id| {
+            specs
+                .get(id)
+                .unwrap()
+                .modes
+                .values()
+                .cloned()
+                .collect::<Vec<_>>()
+        })
+        .collect()
 }
 
 fn rules_of(id: &str) -> Arc<Rules> {
-    SpecSet::builtin().get(id).unwrap().rules(None).unwrap().clone()
+    SpecSet::builtin()
+        .get(id)
+        .unwrap()
+        .rules(None)
+        .unwrap()
+        .clone()
 }
 
 fn game_from(rules: &Arc<Rules>, seed: u64) -> Game {
@@ -48,7 +65,10 @@ fn layout_is_legal(rules: &Rules, layout: &[Vec<Cell>]) -> bool {
                 if rules.touching == Touching::ForbiddenEdge && dr != 0 && dc != 0 {
                     continue;
                 }
-                let n = Cell { row: (i16::from(c.row) + dr).clamp(0, 255) as u8, col: (i16::from(c.col) + dc).clamp(0, 255) as u8 };
+                let n = Cell {
+                    row: (i16::from(c.row) + dr).clamp(0, 255) as u8,
+                    col: (i16::from(c.col) + dc).clamp(0, 255) as u8,
+                };
                 if owner.get(&n).is_some_and(|j| j != i) {
                     return false;
                 }
@@ -60,11 +80,20 @@ fn layout_is_legal(rules: &Rules, layout: &[Vec<Cell>]) -> bool {
 
 fn ship_cells(g: &Game) -> Vec<Cell> {
     let rules = g.rules().clone();
-    (0..rules.items.len()).filter(|&i| !rules.items[i].grenade).flat_map(|i| g.item_cells(i).to_vec()).collect()
+    (0..rules.items.len())
+        .filter(|&i| !rules.items[i].grenade)
+        .flat_map(|i| g.item_cells(i).to_vec())
+        .collect()
 }
 
 fn snapshot(g: &Game) -> (Vec<String>, Vec<String>, bool, bool, Vec<Vec<String>>) {
-    (g.remaining(), g.sunk(), g.won(), g.lost(), vec![g.render(true)])
+    (
+        g.remaining(),
+        g.sunk(),
+        g.won(),
+        g.lost(),
+        vec![g.render(true)],
+    )
 }
 
 proptest! {
@@ -178,7 +207,11 @@ fn colab_handout_step_7_sequence() {
     let rules = rules_of("colab-6x6");
     let mut g = Game::new(rules.clone());
     let n = rules.notation;
-    let cells = |v: &[&str]| -> Vec<Cell> { v.iter().map(|s| rules.cell(n.parse(s).unwrap()).unwrap()).collect() };
+    let cells = |v: &[&str]| -> Vec<Cell> {
+        v.iter()
+            .map(|s| rules.cell(n.parse(s).unwrap()).unwrap())
+            .collect()
+    };
     g.place_cells(0, &cells(&["B2", "B3"])).unwrap();
     g.place_cells(1, &cells(&["D3", "E3", "F3"])).unwrap();
     g.place_cells(2, &cells(&["A4", "A5", "A6"])).unwrap();
@@ -194,15 +227,27 @@ fn colab_handout_step_7_sequence() {
 #[test]
 fn battleboats_handout_example_counts_eight_turns_six_shots() {
     // battleboats handout §4 example: 5×5, one boat at (0,0)-(0,2).
-    let rules = Arc::new(rules_of("battleboats").with_board_and_fleet(5, 5, vec![("boat".into(), 3)]));
+    let rules =
+        Arc::new(rules_of("battleboats").with_board_and_fleet(5, 5, vec![("boat".into(), 3)]));
     let mut g = Game::new(rules);
-    g.place_cells(0, &[Cell { row: 0, col: 0 }, Cell { row: 0, col: 1 }, Cell { row: 0, col: 2 }]).unwrap();
+    g.place_cells(
+        0,
+        &[
+            Cell { row: 0, col: 0 },
+            Cell { row: 0, col: 1 },
+            Cell { row: 0, col: 2 },
+        ],
+    )
+    .unwrap();
     let words: Vec<Outcome> = [(1, 0), (0, 0), (0, 0), (0, 1), (-1, 0), (0, 2)]
         .into_iter()
         .map(|(r, c)| g.fire(None, RawCell { row: r, col: c }).outcome)
         .collect();
     use Outcome::*;
     assert_eq!(words, vec![Miss, Hit, Penalty, Hit, Penalty, Sunk]);
-    assert_eq!((g.counter(Counter::Turns), g.counter(Counter::Shots)), (8, 6));
+    assert_eq!(
+        (g.counter(Counter::Turns), g.counter(Counter::Shots)),
+        (8, 6)
+    );
     assert!(g.won());
 }

@@ -13,7 +13,11 @@ fn published() -> Vec<broadside::scenario::Scenario> {
     let root = camino::Utf8PathBuf::from("fixtures/scenarios");
     let loaded = broadside::load::load(&[root], &specs);
     let errors: Vec<String> = loaded.errors.iter().map(|d| d.render(false)).collect();
-    assert!(errors.is_empty(), "published scenarios must load:\n{}", errors.join("\n"));
+    assert!(
+        errors.is_empty(),
+        "published scenarios must load:\n{}",
+        errors.join("\n")
+    );
     loaded.scenarios
 }
 
@@ -24,29 +28,59 @@ fn every_published_scenario_passes_against_the_reference() {
         .iter()
         .map(|s| run_scenario(s, &mut target))
         .filter(|r| r.status != Status::Passed)
-        .map(|r| format!("{}: {:?} {:?} {:?}", r.path, r.status, r.divergence, r.fault))
+        .map(|r| {
+            format!(
+                "{}: {:?} {:?} {:?}",
+                r.path, r.status, r.divergence, r.fault
+            )
+        })
         .collect();
-    assert!(failures.is_empty(), "scenarios failing on the reference:\n{}", failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "scenarios failing on the reference:\n{}",
+        failures.join("\n")
+    );
 }
 
 #[test]
 fn each_assignment_has_at_least_twelve_scenarios_and_battleboats_both_modes() {
     let mut per: BTreeMap<(String, String), usize> = BTreeMap::new();
     for s in published() {
-        *per.entry((s.assignment.clone(), s.rules.mode.clone())).or_default() += 1;
+        *per.entry((s.assignment.clone(), s.rules.mode.clone()))
+            .or_default() += 1;
     }
-    let count = |id: &str| per.iter().filter(|((a, _), _)| a == id).map(|(_, n)| n).sum::<usize>();
+    let count = |id: &str| {
+        per.iter()
+            .filter(|((a, _), _)| a == id)
+            .map(|(_, n)| n)
+            .sum::<usize>()
+    };
     for id in SpecSet::builtin().ids() {
-        assert!(count(id) >= 12, "{id} has {} published scenarios; expected at least 12", count(id));
+        assert!(
+            count(id) >= 12,
+            "{id} has {} published scenarios; expected at least 12",
+            count(id)
+        );
     }
-    assert!(per.contains_key(&("battleboats".into(), "expert".into())), "no expert-mode battleboats scenario");
+    assert!(
+        per.contains_key(&("battleboats".into(), "expert".into())),
+        "no expert-mode battleboats scenario"
+    );
 }
 
 #[test]
 fn every_published_scenario_file_names_its_assignment_folder() {
     for s in published() {
-        let folder = Path::new(&s.source.path).parent().and_then(|p| p.file_name()).unwrap();
-        assert_eq!(folder.to_str().unwrap(), s.assignment, "{} sits in the wrong folder", s.source.path);
+        let folder = Path::new(&s.source.path)
+            .parent()
+            .and_then(|p| p.file_name())
+            .unwrap();
+        assert_eq!(
+            folder.to_str().unwrap(),
+            s.assignment,
+            "{} sits in the wrong folder",
+            s.source.path
+        );
     }
 }
 
@@ -55,7 +89,9 @@ fn each_assignment_publishes_its_handout_worked_example() {
     let scenarios = published();
     for id in SpecSet::builtin().ids() {
         assert!(
-            scenarios.iter().any(|s| s.assignment == id && s.tags.iter().any(|t| t == "handout")),
+            scenarios
+                .iter()
+                .any(|s| s.assignment == id && s.tags.iter().any(|t| t == "handout")),
             "{id} has no scenario tagged \"handout\" replaying the handout's worked example"
         );
     }

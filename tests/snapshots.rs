@@ -17,12 +17,17 @@ fn load(paths: &[&str]) -> Vec<broadside::scenario::Scenario> {
 
 fn report(paths: &[&str]) -> Report {
     let scenarios = load(paths);
-    Report::new("reference".into(), run_all(&scenarios, &mut Reference::new()))
+    Report::new(
+        "reference".into(),
+        run_all(&scenarios, &mut Reference::new()),
+    )
 }
 
 const PASSING: &str = "fixtures/scenarios/colab-6x6/01-handout-example.toml";
-const FAILING: [&str; 2] =
-    ["tests/fixtures/failing/colab-wrong-outcome.toml", "tests/fixtures/failing/colab-wrong-end.toml"];
+const FAILING: [&str; 2] = [
+    "tests/fixtures/failing/colab-wrong-outcome.toml",
+    "tests/fixtures/failing/colab-wrong-end.toml",
+];
 
 #[test]
 fn json_report_passing() {
@@ -63,7 +68,10 @@ fn broken_scenarios_name_file_line_col_and_what_was_expected() {
         let text = std::fs::read_to_string(path).unwrap();
         let errors = broadside::scenario::parse(&Source::new(&shown, text), &SpecSet::builtin())
             .expect_err("a broken scenario must not load");
-        assert!(errors.iter().all(|d| d.to_string().starts_with(&shown)), "{errors:?}");
+        assert!(
+            errors.iter().all(|d| d.to_string().starts_with(&shown)),
+            "{errors:?}"
+        );
         let rendered: Vec<String> = errors.iter().map(|d| d.render(false)).collect();
         insta::assert_snapshot!(rendered.join("\n"));
     });

@@ -355,8 +355,8 @@ impl Game {
         for dr in -1..=1 {
             for dc in -1..=1 {
                 let raw = RawCell {
-                    row: centre.row + dr,
-                    col: centre.col + dc,
+                    row: centre.row.saturating_add(dr),
+                    col: centre.col.saturating_add(dc),
                 };
                 if let Some(cell) = self.on_board(raw) {
                     let (event, _) = self.strike(cell, shooter);

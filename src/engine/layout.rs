@@ -13,8 +13,8 @@ pub fn line_cells(rows: u8, cols: u8, at: RawCell, dir: Dir, length: u8) -> Opti
     let (dr, dc) = dir.delta();
     (0..i64::from(length))
         .map(|i| {
-            let r = at.row + dr * i;
-            let c = at.col + dc * i;
+            let r = at.row.saturating_add(dr * i);
+            let c = at.col.saturating_add(dc * i);
             ((0..i64::from(rows)).contains(&r) && (0..i64::from(cols)).contains(&c)).then_some(
                 Cell {
                     row: r as u8,

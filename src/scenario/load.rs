@@ -216,7 +216,10 @@ impl Cx<'_> {
                     "[setup.players.<name>] with `ships` and `grenades`",
                 );
             } else {
-                for (name, value) in ships {
+                // In file order, so the later of two clashing ships is the one blamed.
+                let mut in_file: Vec<_> = ships.iter().collect();
+                in_file.sort_by_key(|(name, _)| name.span().start);
+                for (name, value) in in_file {
                     let Some(item) = rules.items.iter().position(|i| i.name == *name.get_ref())
                     else {
                         let names: Vec<&str> =
@@ -376,8 +379,8 @@ impl Cx<'_> {
                         let (dr, dc) = dir.delta();
                         (0..i64::from(length))
                             .map(|i| RawCell {
-                                row: at.row + dr * i,
-                                col: at.col + dc * i,
+                                row: at.row.saturating_add(dr * i),
+                                col: at.col.saturating_add(dc * i),
                             })
                             .collect()
                     }
@@ -509,7 +512,9 @@ impl Cx<'_> {
         let s = raw.get_ref();
         // A decision that does not check is reported once; the step is still read as if it
         // did, so its alternatives do not cascade into a second error.
-        let decision = self.decision(s.decision.as_ref(), rules).or(s.decision.as_ref().map(|d| d.get_ref().clone()));
+        let decision = self
+            .decision(s.decision.as_ref(), rules)
+            .or(s.decision.as_ref().map(|d| d.get_ref().clone()));
         let actions = [
             ("fire", &s.fire),
             ("drone", &s.drone),
@@ -759,7 +764,9 @@ impl Cx<'_> {
                         ("owner", Value::String(s)) if rules.player(s).is_some() => {
                             out.owner = Some(s.clone())
                         }
-                        ("count", Value::Integer(n)) if *n >= 0 => out.count = Some(*n as u32),
+                        ("count", Value::Integer(n)) if u32::try_from(*n).is_ok() => {
+                            out.count = u32::try_from(*n).ok()
+                        }
                         ("cells", Value::Table(cells)) => {
                             let mut list = Vec::new();
                             for (c, o) in cells {

@@ -84,4 +84,41 @@ mod tests {
         }
         assert_eq!(SpecSet::builtin().ids().len(), 5);
     }
+
+    #[test]
+    fn every_bundled_rule_and_decision_cites_its_handout() {
+        for (path, text) in BUILTIN {
+            let raw: RawSpec = toml::from_str(text).unwrap();
+            let mut clauses = vec![
+                &raw.board.clause,
+                &raw.notation.clause,
+                &raw.placement.clause,
+                &raw.end.clause,
+                &raw.display.clause,
+            ];
+            clauses.extend(raw.fleet.iter().map(|f| &f.clause));
+            clauses.extend(raw.events.values().map(|e| &e.clause));
+            clauses.extend(raw.counters.values());
+            clauses.extend(
+                raw.decisions
+                    .iter()
+                    .flat_map(|d| [&d.clause, &d.reading]),
+            );
+            if let Some(c) = clauses.iter().find(|c| c.trim().len() < 10) {
+                panic!("{path}: a rule or decision without its clause: {c:?}");
+            }
+            assert!(
+                raw.decisions.iter().all(|d| !d.other.trim().is_empty()),
+                "{path}: a decision without its other reading"
+            );
+            assert!(!raw.decisions.is_empty(), "{path}: no decisions recorded");
+            let handout = format!("../shared/handouts/{}", raw.handout);
+            if std::path::Path::new("../shared/handouts").is_dir() {
+                assert!(
+                    std::path::Path::new(&handout).is_file(),
+                    "{path}: names a handout that is not there: {handout}"
+                );
+            }
+        }
+    }
 }

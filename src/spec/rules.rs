@@ -175,6 +175,8 @@ pub struct Display {
     pub grenade: String,
     pub separator: String,
     pub sunk_by_kind: BTreeMap<String, String>,
+    /// Whether the `board` observation shows every ship and grenade once the game has ended.
+    pub reveal_at_end: bool,
     /// Per player index: `(hit, grenade)` glyphs replacing the shared ones.
     pub players: Vec<Option<(String, String)>>,
 }
@@ -484,6 +486,7 @@ fn build_rules(
         grenade: d.grenade.clone().unwrap_or_else(|| d.hit.clone()),
         separator: d.separator.clone(),
         sunk_by_kind: d.sunk_by_kind.clone().unwrap_or_default(),
+        reveal_at_end: d.reveal_at_end,
         players: glyph_players,
     };
     let mut ids = std::collections::BTreeSet::new();

@@ -75,7 +75,6 @@ pub struct RawFleetEntry {
     /// A grenade: one cell that costs the shooter a turn instead of sinking.
     #[serde(default)]
     pub grenade: bool,
-    #[serde(default)]
     pub clause: String,
 }
 
@@ -150,7 +149,6 @@ pub struct RawMode {
     pub board: Option<RawBoard>,
     pub fleet: Option<Vec<RawFleetEntry>>,
     pub powers: Option<RawPowers>,
-    #[serde(default)]
     pub clause: String,
 }
 
@@ -172,6 +170,9 @@ pub struct RawDisplay {
     pub separator: String,
     /// A sunk ship's cells drawn by its kind, e.g. `cruiser = "C"`.
     pub sunk_by_kind: Option<BTreeMap<String, String>>,
+    /// Whether the board is drawn with every ship and grenade shown once the game has ended.
+    #[serde(default)]
+    pub reveal_at_end: bool,
     /// Per-player glyphs that replace `hit`, `sunk`, `ship` and `grenade` for that player's items.
     #[serde(default)]
     pub players: BTreeMap<String, RawPlayerGlyphs>,

@@ -13,7 +13,6 @@ use crate::scenario::{Action, Setup};
 use crate::spec::{Rules, StateKey};
 use serde::Serialize;
 use std::collections::BTreeSet;
-use std::fmt;
 use std::sync::Arc;
 
 /// An implementation under test.
@@ -55,18 +54,21 @@ pub enum FaultKind {
 }
 
 /// A target's failure to answer, with what it said.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, thiserror::Error)]
+#[error("{}: {message}", kind.word())]
 pub struct Fault {
     pub kind: FaultKind,
     pub message: String,
 }
 
-impl fmt::Display for Fault {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let kind = serde_json::to_value(self.kind)
-            .ok()
-            .and_then(|v| v.as_str().map(String::from))
-            .unwrap_or_default();
-        write!(f, "{kind}: {}", self.message)
+impl FaultKind {
+    /// The word used in reports, e.g. `"exception"`.
+    pub fn word(self) -> &'static str {
+        match self {
+            FaultKind::Setup => "setup",
+            FaultKind::Exception => "exception",
+            FaultKind::Protocol => "protocol",
+            FaultKind::Unsupported => "unsupported",
+        }
     }
 }

@@ -72,7 +72,9 @@ pub fn observe(game: &Game, key: StateKey) -> Observed {
         StateKey::Turns => Observed::Count(game.counter(Counter::Turns)),
         StateKey::Moves => Observed::Count(game.counter(Counter::Moves)),
         StateKey::Targeted => Observed::Cells(game.targeted().iter().collect()),
-        StateKey::Board => Observed::Board(game.render(false)),
+        StateKey::Board => {
+            Observed::Board(game.render(game.end().is_some() && game.rules().display.reveal_at_end))
+        }
     }
 }
 

@@ -99,11 +99,7 @@ mod tests {
             clauses.extend(raw.fleet.iter().map(|f| &f.clause));
             clauses.extend(raw.events.values().map(|e| &e.clause));
             clauses.extend(raw.counters.values());
-            clauses.extend(
-                raw.decisions
-                    .iter()
-                    .flat_map(|d| [&d.clause, &d.reading]),
-            );
+            clauses.extend(raw.decisions.iter().flat_map(|d| [&d.clause, &d.reading]));
             if let Some(c) = clauses.iter().find(|c| c.trim().len() < 10) {
                 panic!("{path}: a rule or decision without its clause: {c:?}");
             }

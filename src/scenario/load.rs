@@ -198,6 +198,15 @@ impl Cx<'_> {
                     );
                     return None;
                 }
+                let names: BTreeSet<&str> = entries.iter().map(|(n, _)| n.as_str()).collect();
+                if entries.is_empty() || entries.len() > 64 || names.len() != entries.len() {
+                    self.err(
+                        f.span(),
+                        "a replacement fleet must have 1 to 64 ships with distinct names",
+                        "entries like `{ name = \"boat\", length = 3 }`, each name once",
+                    );
+                    return None;
+                }
                 entries
             }
         };
@@ -606,6 +615,14 @@ impl Cx<'_> {
                 Action::Missile {
                     at: self.cell_value(value.get_ref(), value.span(), rules)?,
                 }
+            }
+            _ if !rules.place_steps => {
+                self.err(
+                    value.span(),
+                    format!("{} students write no placement code to call", rules.id),
+                    "ships in [setup] (this assignment's handout gives a valid fleet)",
+                );
+                return None;
             }
             _ => self.place(value, rules, placed, s.expect.as_ref())?,
         };

@@ -197,6 +197,8 @@ pub struct Rules {
     /// The fleet, each player's items in fleet order, player by player.
     pub items: Vec<ItemDef>,
     pub touching: Touching,
+    /// Whether scenarios may use `place` steps (students write placement code).
+    pub place_steps: bool,
     pub counters: Vec<Counter>,
     /// Indexed by [`Event::index`]; `None` where the assignment has no such event.
     pub events: Vec<Option<EventRule>>,
@@ -505,6 +507,7 @@ fn build_rules(
         first,
         items,
         touching: raw.placement.touching,
+        place_steps: raw.placement.place_steps,
         counters,
         events,
         move_limit: raw.end.move_limit,

@@ -86,6 +86,9 @@ fn one() -> u8 {
 #[serde(deny_unknown_fields)]
 pub struct RawPlacement {
     pub touching: Touching,
+    /// Whether students write placement code a `place` step can call (their clause says which).
+    #[serde(default)]
+    pub place_steps: bool,
     pub clause: String,
 }
 

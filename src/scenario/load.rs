@@ -851,6 +851,48 @@ impl Cx<'_> {
                 return None;
             }
         };
+        for (detail, given) in [
+            ("ship", out.ship.is_some()),
+            ("owner", out.owner.is_some()),
+            ("count", out.count.is_some()),
+            ("cells", out.cells.is_some()),
+        ] {
+            if given && !rules.details.iter().any(|d| d == detail) {
+                let shown = if rules.details.is_empty() {
+                    "none".to_string()
+                } else {
+                    rules.details.join(", ")
+                };
+                self.err(
+                    span,
+                    format!("{} does not report a `{detail}` with its answers", rules.id),
+                    format!("only these details: {shown}"),
+                );
+                return None;
+            }
+        }
+        if let Some(ship) = &out.ship
+            && !rules
+                .items
+                .iter()
+                .any(|i| !i.grenade && (i.kind == *ship || i.name == *ship))
+        {
+            let kinds: BTreeSet<&str> = rules
+                .items
+                .iter()
+                .filter(|i| !i.grenade)
+                .map(|i| i.kind.as_str())
+                .collect();
+            self.err(
+                span,
+                format!("`{ship}` is not a ship of {}", rules.id),
+                format!(
+                    "one of: {}",
+                    kinds.into_iter().collect::<Vec<_>>().join(", ")
+                ),
+            );
+            return None;
+        }
         let allowed_words: Vec<&str> = allowed.iter().map(|o| o.word()).collect();
         for w in words {
             match w.as_str().and_then(Outcome::from_word) {

@@ -207,6 +207,8 @@ pub struct Rules {
     pub drone_uses: Option<u8>,
     pub missile_uses: Option<u8>,
     pub observe: Vec<StateKey>,
+    /// Answer details the assignment reports (`ship`, `owner`, `count`, `cells`).
+    pub details: Vec<String>,
     pub display: Display,
     pub decisions: Vec<Decision>,
 }
@@ -470,6 +472,15 @@ fn build_rules(
     if raw.end.move_limit.is_some() && !counters.contains(&Counter::Moves) {
         return Err("`end.move_limit` needs a `moves` counter".into());
     }
+    if let Some(bad) = raw
+        .details
+        .iter()
+        .find(|d| !["ship", "owner", "count", "cells"].contains(&d.as_str()))
+    {
+        return Err(format!(
+            "unknown detail `{bad}` in `details`; expected ship, owner, count or cells"
+        ));
+    }
     let d = &raw.display;
     let mut glyph_players = vec![None; players.len()];
     for (name, g) in &d.players {
@@ -515,6 +526,7 @@ fn build_rules(
         drone_uses,
         missile_uses,
         observe: raw.observe.clone(),
+        details: raw.details.clone(),
         display,
         decisions: raw
             .decisions

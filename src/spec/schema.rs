@@ -40,6 +40,10 @@ pub struct RawSpec {
     pub modes: BTreeMap<String, RawMode>,
     /// The state keys an implementation of this assignment can be asked about.
     pub observe: Vec<StateKey>,
+    /// The answer details an implementation reports: `ship` (the kind sunk), `owner`,
+    /// `count` (a drone's), `cells` (a missile's).
+    #[serde(default)]
+    pub details: Vec<String>,
     pub display: RawDisplay,
     #[serde(rename = "decision", default)]
     pub decisions: Vec<RawDecision>,

@@ -7,20 +7,39 @@ use annotate_snippets::{AnnotationKind, Group, Level, Renderer, Snippet};
 use std::ops::Range;
 use std::sync::Arc;
 
-/// One file's text, shared by every diagnostic that points into it.
+/// One file's text, shared by every diagnostic that points into it (cheap to clone).
 #[derive(Debug, Clone)]
-pub struct Source {
+pub struct Source(Arc<SourceData>);
+
+/// What a [`Source`] holds; reached through `Deref`, so `source.path` and `source.text` read.
+#[derive(Debug)]
+pub struct SourceData {
     /// The path as the user gave it, with `/` separators.
     pub path: String,
     pub text: Arc<str>,
+    /// Byte offset of the start of each line, so positions are found in log time.
+    line_starts: Vec<usize>,
+}
+
+impl std::ops::Deref for Source {
+    type Target = SourceData;
+
+    fn deref(&self) -> &SourceData {
+        &self.0
+    }
 }
 
 impl Source {
     pub fn new(path: impl Into<String>, text: impl Into<Arc<str>>) -> Self {
-        Source {
+        let text: Arc<str> = text.into();
+        let line_starts = std::iter::once(0)
+            .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+            .collect();
+        Source(Arc::new(SourceData {
             path: path.into().replace('\\', "/"),
-            text: text.into(),
-        }
+            text,
+            line_starts,
+        }))
     }
 
     /// The 1-based line and column (in characters) of byte offset `at`.
@@ -29,10 +48,9 @@ impl Source {
         while !self.text.is_char_boundary(at) {
             at -= 1;
         }
-        let before = &self.text[..at];
-        let line = before.matches('\n').count() + 1;
-        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-        (line, before[line_start..].chars().count() + 1)
+        let line = self.line_starts.partition_point(|&start| start <= at);
+        let start = self.line_starts[line - 1];
+        (line, self.text[start..at].chars().count() + 1)
     }
 }
 
@@ -73,8 +91,11 @@ impl Diagnostic {
             .map_or((1, 1), |s| self.file.line_col(s.start))
     }
 
-    /// `path:line:col`.
+    /// `path:line:col`, or just `path` when the problem is the file as a whole.
     pub fn location(&self) -> String {
+        if self.span.is_none() {
+            return self.file.path.clone();
+        }
         let (l, c) = self.line_col();
         format!("{}:{l}:{c}", self.file.path)
     }

@@ -7,7 +7,8 @@ use camino::{Utf8Path, Utf8PathBuf};
 use globset::{Glob, GlobMatcher};
 
 /// Files named by `paths`: each file as given, each folder walked for `*.toml` files
-/// (hidden entries skipped), sorted within a folder so runs are deterministic.
+/// (hidden entries skipped), sorted within a folder so runs are deterministic. A file named
+/// twice (overlapping paths) is kept once, where it first appears.
 ///
 /// Errors: a path that does not exist or cannot be walked, as a file-level diagnostic.
 pub fn discover(paths: &[Utf8PathBuf]) -> Result<Vec<Utf8PathBuf>, Diagnostic> {
@@ -19,9 +20,14 @@ pub fn discover(paths: &[Utf8PathBuf]) -> Result<Vec<Utf8PathBuf>, Diagnostic> {
             continue;
         }
         if !path.is_dir() {
+            let what = if path.exists() {
+                "is not a regular file or folder"
+            } else {
+                "no such file or folder"
+            };
             return Err(file_error(
                 path,
-                "no such file or folder",
+                what,
                 "a scenario file, a spec file or a folder of them",
             ));
         }
@@ -47,11 +53,24 @@ pub fn discover(paths: &[Utf8PathBuf]) -> Result<Vec<Utf8PathBuf>, Diagnostic> {
         }
         out.extend(found);
     }
+    let mut seen = std::collections::HashSet::new();
+    out.retain(|p| seen.insert(std::fs::canonicalize(p).unwrap_or_else(|_| p.clone().into())));
     Ok(out)
 }
 
 /// Reads one file. Errors: unreadable or not UTF-8, as a file-level diagnostic.
 pub fn read_source(path: &Utf8Path) -> Result<Source, Diagnostic> {
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_file() => {}
+        Ok(_) => return Err(file_error(path, "is not a regular file", "a TOML file")),
+        Err(e) => {
+            return Err(file_error(
+                path,
+                &format!("cannot be read: {e}"),
+                "a readable file",
+            ));
+        }
+    }
     match std::fs::read(path) {
         Ok(bytes) => match String::from_utf8(bytes) {
             Ok(text) => Ok(Source::new(path.as_str(), text)),
@@ -76,7 +95,8 @@ fn file_error(path: &Utf8Path, message: &str, expected: &str) -> Diagnostic {
 
 /// Whether a TOML file is a spec rather than a scenario (a spec names its `handout`).
 pub fn is_spec(source: &Source) -> bool {
-    toml::from_str::<toml::Table>(&source.text).is_ok_and(|t| t.contains_key("handout"))
+    toml::from_str::<toml::Table>(&source.text)
+        .is_ok_and(|t| t.contains_key("handout") && !t.contains_key("assignment"))
 }
 
 /// The bundled specs plus those in `extra` (a file's spec replaces a bundled one of the same id).
@@ -97,18 +117,24 @@ pub fn specs(extra: &[Utf8PathBuf]) -> Result<SpecSet, Vec<Diagnostic>> {
 }
 
 /// Everything found under `paths`: the scenarios that loaded, the specs that checked, and
-/// every problem found. Spec files met on the way are checked, not run.
+/// every problem found.
 pub struct Loaded {
     pub scenarios: Vec<Scenario>,
+    /// Spec files met among the paths (they are checked and made known to the scenarios).
     pub specs_checked: usize,
+    /// Files found, specs and scenarios together.
+    pub files: usize,
     pub errors: Vec<Diagnostic>,
 }
 
-/// Discovers and loads every scenario (and checks every spec file) under `paths`.
+/// Discovers and loads every spec and scenario file under `paths`. Spec files among the
+/// paths are checked first and added to `specs`, so a scenario may name a spec that sits
+/// beside it; spec files are checked, never run.
 pub fn load(paths: &[Utf8PathBuf], specs: &SpecSet) -> Loaded {
     let mut loaded = Loaded {
         scenarios: Vec::new(),
         specs_checked: 0,
+        files: 0,
         errors: Vec::new(),
     };
     let files = match discover(paths) {
@@ -118,22 +144,24 @@ pub fn load(paths: &[Utf8PathBuf], specs: &SpecSet) -> Loaded {
             return loaded;
         }
     };
+    loaded.files = files.len();
+    let mut specs = specs.clone();
+    let mut scenario_sources = Vec::new();
     for file in files {
-        let source = match read_source(&file) {
-            Ok(s) => s,
-            Err(d) => {
-                loaded.errors.push(d);
-                continue;
-            }
-        };
-        if is_spec(&source) {
-            match crate::spec::parse(&source) {
-                Ok(_) => loaded.specs_checked += 1,
+        match read_source(&file) {
+            Ok(source) if is_spec(&source) => match crate::spec::parse(&source) {
+                Ok(spec) => {
+                    specs.insert(spec);
+                    loaded.specs_checked += 1;
+                }
                 Err(d) => loaded.errors.push(d),
-            }
-            continue;
+            },
+            Ok(source) => scenario_sources.push(source),
+            Err(d) => loaded.errors.push(d),
         }
-        match scenario::parse(&source, specs) {
+    }
+    for source in scenario_sources {
+        match scenario::parse(&source, &specs) {
             Ok(s) => loaded.scenarios.push(s),
             Err(ds) => loaded.errors.extend(ds),
         }

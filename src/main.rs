@@ -95,12 +95,20 @@ fn print_diagnostics(errors: &[broadside::diag::Diagnostic]) {
     for d in errors {
         let _ = writeln!(err, "{}", d.render(color));
     }
-    let _ = writeln!(
-        err,
-        "{} problem{} found",
-        errors.len(),
-        if errors.len() == 1 { "" } else { "s" }
-    );
+    let _ = writeln!(err, "{} found", plural(errors.len(), "problem", "problems"));
+}
+
+fn joined(paths: &[Utf8PathBuf]) -> String {
+    paths
+        .iter()
+        .map(|p| p.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// `1 spec`, `2 specs`.
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 fn real_main(cli: Cli) -> anyhow::Result<u8> {
@@ -125,14 +133,7 @@ fn real_main(cli: Cli) -> anyhow::Result<u8> {
                 return Ok(exit::BAD_INPUT);
             }
             if loaded.scenarios.is_empty() {
-                anyhow::bail!(
-                    "no scenarios found under {}",
-                    paths
-                        .iter()
-                        .map(|p| p.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                );
+                anyhow::bail!("no scenarios found under {}", joined(&paths));
             }
             let mut target: Box<dyn Target> = match target.as_str() {
                 "reference" => Box::new(Reference::new()),
@@ -159,6 +160,7 @@ fn real_main(cli: Cli) -> anyhow::Result<u8> {
             })
         }
         Command::Check { paths, specs } => {
+            let specs_given = specs.len();
             let specs = match load::specs(&specs) {
                 Ok(s) => s,
                 Err(errors) => {
@@ -166,15 +168,23 @@ fn real_main(cli: Cli) -> anyhow::Result<u8> {
                     return Ok(exit::BAD_INPUT);
                 }
             };
+            let extra = specs_given;
             let loaded = load::load(&paths, &specs);
             if !loaded.errors.is_empty() {
                 print_diagnostics(&loaded.errors);
                 return Ok(exit::BAD_INPUT);
             }
+            if loaded.files == 0 {
+                anyhow::bail!(
+                    "no spec or scenario files (*.toml) found under {}",
+                    joined(&paths)
+                );
+            }
+            let n_specs = loaded.specs_checked + extra;
             println!(
-                "ok: {} specs and {} scenarios checked",
-                loaded.specs_checked,
-                loaded.scenarios.len()
+                "ok: {} and {} checked",
+                plural(n_specs, "spec", "specs"),
+                plural(loaded.scenarios.len(), "scenario", "scenarios")
             );
             Ok(exit::PASSED)
         }

@@ -54,6 +54,12 @@ fn text_report_failing() {
 }
 
 #[test]
+fn text_report_board_mismatch_marks_the_rows_that_differ() {
+    let r = report(&["tests/fixtures/failing/move-limit-wrong-board.toml"]);
+    insta::assert_snapshot!(to_text(&r, false));
+}
+
+#[test]
 fn json_report_is_deterministic() {
     let a = to_json(&report(&[PASSING, FAILING[0]]));
     let b = to_json(&report(&[PASSING, FAILING[0]]));

@@ -83,8 +83,8 @@ impl PlaceError {
             PlaceError::NotALine => {
                 "is not a straight line of consecutive cells of its length".into()
             }
-            PlaceError::Overlap(i) => format!("overlaps {}", rules.items[*i].name),
-            PlaceError::Touching(i) => format!("touches {}", rules.items[*i].name),
+            PlaceError::Overlap(i) => format!("overlaps {}", rules.label(*i)),
+            PlaceError::Touching(i) => format!("touches {}", rules.label(*i)),
             PlaceError::AlreadyPlaced => "is already placed".into(),
         }
     }
@@ -430,9 +430,9 @@ impl Game {
         if !matches!(event, Event::Drone | Event::Missile) {
             answer.outcome = rule.outcome;
         }
-        self.counters[0] += rule.shots;
-        self.counters[1] += rule.turns;
-        self.counters[2] += rule.moves;
+        self.counters[0] = self.counters[0].saturating_add(rule.shots);
+        self.counters[1] = self.counters[1].saturating_add(rule.turns);
+        self.counters[2] = self.counters[2].saturating_add(rule.moves);
         let struck = matches!(event, Event::Sunk | Event::Missile);
         if struck && self.end.is_none() {
             self.check_sunk_all();
@@ -497,18 +497,8 @@ impl Game {
         (0..self.rules.players.len())
             .flat_map(|p| self.ships_of(p).collect::<Vec<_>>())
             .filter(|&i| self.is_sunk(i) == sunk)
-            .map(|i| self.item_label(i))
+            .map(|i| self.rules.label(i))
             .collect()
-    }
-
-    /// `name`, or `owner:name` in two-player games.
-    pub fn item_label(&self, i: usize) -> String {
-        let d = &self.rules.items[i];
-        if self.rules.players.len() > 1 {
-            format!("{}:{}", self.rules.players[d.owner], d.name)
-        } else {
-            d.name.clone()
-        }
     }
 
     pub fn end(&self) -> Option<End> {

@@ -27,27 +27,48 @@ pub fn to_text(report: &Report, color: bool) -> String {
         let _ = writeln!(
             out,
             "{word} {} — {} ({}/{})",
-            r.path, r.title, r.points, r.max_points
+            clean(&r.path),
+            clean(&r.title),
+            r.points,
+            r.max_points
         );
         if let Some(d) = &r.divergence {
             let at = d
                 .step
                 .map_or("at the end".to_string(), |s| format!("at step {s}"));
+            let width = d.board.iter().map(|r| r.chars().count()).max().unwrap_or(0);
             let _ = writeln!(out, "      {at} (line {}): {}", d.line, d.action);
-            let _ = writeln!(out, "      {}: expected {}", d.check, indent(&d.expected));
-            let _ = writeln!(
-                out,
-                "      {}  but got {}",
-                " ".repeat(d.check.len()),
-                indent(&d.actual)
-            );
+            if d.check == "board" {
+                let expected: Vec<&str> = d.expected.lines().collect();
+                let actual: Vec<&str> = d.actual.lines().collect();
+                let differs: Vec<bool> = (0..expected.len().max(actual.len()))
+                    .map(|i| {
+                        expected.get(i).map(|r| r.trim_end()) != actual.get(i).map(|r| r.trim_end())
+                    })
+                    .collect();
+                let _ = writeln!(out, "      board: expected");
+                frame(&mut out, &expected, &differs, width);
+                let _ = writeln!(out, "             but got");
+                frame(&mut out, &actual, &differs, width);
+            } else {
+                let _ = writeln!(out, "      {}: expected {}", d.check, d.expected);
+                let _ = writeln!(
+                    out,
+                    "      {}  but got {}",
+                    " ".repeat(d.check.len()),
+                    d.actual
+                );
+            }
             if let Some(n) = &d.note {
-                let _ = writeln!(out, "      note: {n}");
+                let _ = writeln!(out, "      note: {}", clean(n));
             }
             let _ = writeln!(out, "      board (reference, ships shown):");
-            for row in &d.board {
-                let _ = writeln!(out, "        {row}");
-            }
+            frame(
+                &mut out,
+                &d.board.iter().map(String::as_str).collect::<Vec<_>>(),
+                &[],
+                width,
+            );
         }
         if let Some(f) = &r.fault {
             let at = if r.steps_run == 0 {
@@ -59,18 +80,53 @@ pub fn to_text(report: &Report, color: bool) -> String {
         }
     }
     let s = &report.summary;
+    let noun = if s.scenarios == 1 {
+        "scenario"
+    } else {
+        "scenarios"
+    };
+    let errors = if s.errors == 1 { "error" } else { "errors" };
     let _ = writeln!(
         out,
-        "\n{} scenarios: {} passed, {} failed, {} errors; {}/{} points (target: {})",
+        "\n{} {noun}: {} passed, {} failed, {} {errors}; {}/{} points (target: {})",
         s.scenarios, s.passed, s.failed, s.errors, s.points, s.max_points, report.target
     );
     out
 }
 
-fn indent(s: &str) -> String {
-    if s.contains('\n') {
-        format!("\n        {}", s.replace('\n', "\n        "))
-    } else {
-        s.to_string()
+/// Text from a scenario file with control characters escaped, so a report never carries
+/// raw terminal escapes from its inputs.
+fn clean(s: &str) -> String {
+    s.chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_default().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
+}
+
+/// Draws board rows in a frame (a board whose untried glyph is a space stays readable),
+/// at least `min_width` characters wide, marking the rows flagged in `marks`.
+fn frame(out: &mut String, rows: &[&str], marks: &[bool], min_width: usize) {
+    let width = rows
+        .iter()
+        .map(|r| r.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(min_width);
+    let edge = format!("        +{}+", "-".repeat(width + 2));
+    let _ = writeln!(out, "{edge}");
+    for (i, row) in rows.iter().enumerate() {
+        let pad = " ".repeat(width - row.chars().count());
+        let mark = if marks.get(i).copied().unwrap_or(false) {
+            "  <- differs"
+        } else {
+            ""
+        };
+        let _ = writeln!(out, "        | {row}{pad} |{mark}");
     }
+    let _ = writeln!(out, "{edge}");
 }

@@ -28,7 +28,11 @@ pub fn parse(source: &Source, specs: &SpecSet) -> Result<Scenario, Vec<Diagnosti
     let scenario = cx.scenario(raw, specs);
     match scenario {
         Some(s) if cx.errors.is_empty() => Ok(s),
-        _ => Err(cx.errors),
+        _ => {
+            cx.errors
+                .sort_by_key(|d| d.span.as_ref().map_or(0, |s| s.start));
+            Err(cx.errors)
+        }
     }
 }
 
@@ -53,7 +57,10 @@ impl Cx<'_> {
             self.err(
                 raw.assignment.span(),
                 format!("unknown assignment `{id}`"),
-                format!("one of: {}", specs.ids().join(", ")),
+                format!(
+                    "one of: {}; or a course's spec file passed with --spec (or among the paths)",
+                    specs.ids().join(", ")
+                ),
             );
             return None;
         };
@@ -106,13 +113,46 @@ impl Cx<'_> {
             .iter()
             .filter_map(|s| self.step(s, &rules, &mut placed))
             .collect();
+        // Every handout places its fleet before play begins (solo-10x10 "To begin the game";
+        // move-limit-10x10 Part A before Part B; grenades-8x8 steps 1–2 before step 4).
+        let mut shot = false;
+        for step in &raw.steps {
+            let st = step.get_ref();
+            match &st.place {
+                Some(p) if shot => self.err(
+                    p.span(),
+                    "a placement after play has begun",
+                    "every `place` step before the first `fire`, `drone` or `missile`",
+                ),
+                Some(_) => {}
+                None => shot = true,
+            }
+        }
         let end = match &raw.end {
             Some(e) => {
-                let decision = self.decision(e.get_ref().decision.as_ref(), &rules);
-                self.checks(e.get_ref(), &rules, decision)
+                let given = e.get_ref().decision.as_ref();
+                let decision = self
+                    .decision(given, &rules)
+                    .or(given.map(|d| d.get_ref().clone()));
+                let checks = self.checks(e.get_ref(), &rules, decision);
+                self.decision_needs_a_list(given, has_alternatives(&checks));
+                checks
             }
             None => Vec::new(),
         };
+        let checks_something = steps
+            .iter()
+            .any(|s| s.expect.is_some() || !s.checks.is_empty())
+            || !end.is_empty();
+        if !checks_something
+            && (!raw.steps.is_empty() || raw.end.is_some())
+            && self.errors.is_empty()
+        {
+            self.errors.push(
+                Diagnostic::new(self.source, None, "the scenario checks nothing: no step has `expect` or `state`, and there is no [end]")
+                    .expected("at least one expectation"),
+            );
+        }
         if raw.steps.is_empty() && raw.end.is_none() {
             self.errors.push(
                 Diagnostic::new(
@@ -170,12 +210,21 @@ impl Cx<'_> {
         let rows = side(&setup.rows, rules.rows)?;
         let cols = side(&setup.cols, rules.cols)?;
         let fleet = match &setup.fleet {
-            None => rules
-                .items
-                .iter()
-                .filter(|i| i.owner == 0)
-                .map(|i| (i.name.clone(), i.length))
-                .collect(),
+            None => {
+                // Only the board changes; the fleet must still fit its longest ship.
+                let longest = rules.items.iter().map(|i| i.length).max().unwrap_or(1);
+                if longest > rows.max(cols) {
+                    let span = setup
+                        .rows
+                        .as_ref()
+                        .or(setup.cols.as_ref())
+                        .map(|s| s.span())
+                        .unwrap_or(0..0);
+                    self.err(span, format!("the {} fleet's longest ship ({longest} cells) does not fit a {rows}×{cols} board", rules.id), "a board at least as long as the longest ship, or a `fleet` of your own");
+                    return None;
+                }
+                return Some(Arc::new(rules.with_board(rows, cols)));
+            }
             Some(f) => {
                 if rules.players.len() > 1 || rules.has_grenades() {
                     self.err(
@@ -218,15 +267,14 @@ impl Cx<'_> {
         let two = rules.players.len() > 1;
         if let Some(ships) = &raw.ships {
             if two {
-                let (k, _) = ships.iter().next().expect("non-empty map");
                 self.err(
-                    k.span(),
+                    ships.span(),
                     "two-player setups list ships per player",
                     "[setup.players.<name>] with `ships` and `grenades`",
                 );
             } else {
                 // In file order, so the later of two clashing ships is the one blamed.
-                let mut in_file: Vec<_> = ships.iter().collect();
+                let mut in_file: Vec<_> = ships.get_ref().iter().collect();
                 in_file.sort_by_key(|(name, _)| name.span().start);
                 for (name, value) in in_file {
                     let Some(item) = rules.items.iter().position(|i| i.name == *name.get_ref())
@@ -248,14 +296,13 @@ impl Cx<'_> {
         }
         if let Some(players) = &raw.players {
             if !two {
-                let (k, _) = players.iter().next().expect("non-empty map");
                 self.err(
-                    k.span(),
+                    players.span(),
                     format!("{} is a one-player game", rules.id),
                     "[setup.ships]",
                 );
             } else {
-                for (name, p) in players {
+                for (name, p) in players.get_ref() {
                     let Some(owner) = rules.player(name.get_ref()) else {
                         self.err(
                             name.span(),
@@ -351,7 +398,7 @@ impl Cx<'_> {
                 };
                 self.err(
                     span,
-                    format!("{} {}", rules.items[item].name, e.describe(rules)),
+                    format!("{} {}", rules.label(item), e.describe(rules)),
                     expected,
                 );
             }
@@ -379,11 +426,29 @@ impl Cx<'_> {
                     .and_then(|v| self.cell_value(v, span.clone(), rules));
                 let dir = match t.get("dir") {
                     None if length == 1 => Some(Dir::Right),
-                    Some(Value::String(d)) => Dir::from_word(d),
-                    _ => None,
+                    Some(Value::String(d)) if Dir::from_word(d).is_some() => Dir::from_word(d),
+                    Some(other) => {
+                        let shown = other
+                            .as_str()
+                            .map_or_else(|| other.to_string(), String::from);
+                        self.err(
+                            span,
+                            format!("`{shown}` is not a direction"),
+                            "`\"right\"`, `\"down\"`, `\"left\"` or `\"up\"`",
+                        );
+                        return None;
+                    }
+                    None => None,
                 };
-                let unknown = t.keys().find(|k| *k != "at" && *k != "dir");
-                match (at, dir, unknown) {
+                if let Some(k) = t.keys().find(|k| *k != "at" && *k != "dir") {
+                    self.err(
+                        span,
+                        format!("unknown key `{k}` in a ship table"),
+                        "only `at` and `dir`",
+                    );
+                    return None;
+                }
+                match (at, dir, None::<()>) {
                     (Some(at), Some(dir), None) => {
                         let (dr, dc) = dir.delta();
                         (0..i64::from(length))
@@ -424,7 +489,7 @@ impl Cx<'_> {
                         span,
                         format!(
                             "{} has cell {} off the {}×{} board",
-                            rules.items[item].name,
+                            rules.label(item),
                             rules.notation.format(c),
                             rules.rows,
                             rules.cols
@@ -446,7 +511,7 @@ impl Cx<'_> {
                 Err(expected) => {
                     self.err(
                         span,
-                        format!("`{s}` is not a cell in {}'s notation", rules.id),
+                        format!("`{s}` is not a cell in the notation of {}", rules.id),
                         expected,
                     );
                     None
@@ -474,6 +539,19 @@ impl Cx<'_> {
                 );
                 None
             }
+        }
+    }
+
+    /// A `decision` only goes with a step (or `[end]`) that lists several accepted values.
+    fn decision_needs_a_list(&mut self, decision: Option<&Spanned<String>>, lists: bool) {
+        if let Some(d) = decision
+            && !lists
+        {
+            self.err(
+                d.span(),
+                "`decision` goes only with several accepted values",
+                "a list such as `expect = [\"miss\", \"hit\"]` or `moves = [3, 4]`, or no `decision`",
+            );
         }
     }
 
@@ -631,9 +709,21 @@ impl Cx<'_> {
             .as_ref()
             .and_then(|e| self.expect(e, &action, rules, decision.is_some()));
         let checks = match &s.state {
-            Some(st) => self.checks(st.get_ref(), rules, decision.clone()),
+            Some(st) => {
+                if let Some(d) = &st.get_ref().decision {
+                    self.err(
+                        d.span(),
+                        "`decision` inside `state` is not read",
+                        "`decision = \"…\"` on the step itself",
+                    );
+                }
+                self.checks(st.get_ref(), rules, decision.clone())
+            }
             None => Vec::new(),
         };
+        let lists =
+            expect.as_ref().is_some_and(|e| e.outcomes.len() > 1) || has_alternatives(&checks);
+        self.decision_needs_a_list(s.decision.as_ref(), lists);
         Some(Step {
             line,
             action,
@@ -670,7 +760,19 @@ impl Cx<'_> {
             );
             return None;
         }
-        let owner = match t.get("player").and_then(Value::as_str) {
+        let player = match t.get("player") {
+            None => None,
+            Some(Value::String(p)) => Some(p.as_str()),
+            Some(other) => {
+                self.err(
+                    span.clone(),
+                    format!("`player = {other}` is not a player name"),
+                    format!("one of: {}", rules.players.join(", ")),
+                );
+                return None;
+            }
+        };
+        let owner = match player {
             None => 0,
             Some(p) => match rules.player(p) {
                 Some(i) => i,
@@ -703,9 +805,17 @@ impl Cx<'_> {
             });
         let Some(item) = item else {
             let kinds: BTreeSet<&str> = rules.items.iter().map(|i| i.kind.as_str()).collect();
+            if kinds.contains(name) {
+                self.err(
+                    span,
+                    format!("every `{name}` of the {} fleet is already placed", rules.id),
+                    "a kind with a ship still to place, or a `rejected` expectation on earlier steps",
+                );
+                return None;
+            }
             self.err(
                 span,
-                format!("no unplaced ship `{name}` in the {} fleet", rules.id),
+                format!("no ship `{name}` in the {} fleet", rules.id),
                 format!(
                     "a name or kind from: {}",
                     kinds.into_iter().collect::<Vec<_>>().join(", ")
@@ -723,7 +833,18 @@ impl Cx<'_> {
             Some(Value::String(d)) if Dir::from_word(d).is_some() => {
                 Dir::from_word(d).expect("checked")
             }
-            _ => {
+            Some(other) => {
+                let shown = other
+                    .as_str()
+                    .map_or_else(|| other.to_string(), String::from);
+                self.err(
+                    span,
+                    format!("`{shown}` is not a direction"),
+                    "`dir = \"right\"`, `\"down\"`, `\"left\"` or `\"up\"`",
+                );
+                return None;
+            }
+            None => {
                 self.err(
                     span,
                     "`place` needs a direction",
@@ -732,7 +853,7 @@ impl Cx<'_> {
                 return None;
             }
         };
-        let rejected = expect.is_some_and(|e| e.get_ref().as_str() == Some("rejected"));
+        let rejected = expect.is_some_and(|e| expects_only_rejection(e.get_ref()));
         if !rejected {
             placed.insert(item);
         }
@@ -770,9 +891,9 @@ impl Cx<'_> {
             count: None,
             cells: None,
         };
-        let words: Vec<&Value> = match e.get_ref() {
-            Value::String(_) => vec![e.get_ref()],
-            Value::Array(a) => a.iter().collect(),
+        let words: Vec<Value> = match e.get_ref() {
+            Value::String(_) => vec![e.get_ref().clone()],
+            Value::Array(a) => a.clone(),
             Value::Table(t) => {
                 for (k, v) in t {
                     match (k.as_str(), v) {
@@ -821,6 +942,23 @@ impl Cx<'_> {
                             list.sort();
                             out.cells = Some(list);
                         }
+                        ("owner", v) => {
+                            let shown = v.as_str().map_or_else(|| v.to_string(), String::from);
+                            self.err(
+                                span.clone(),
+                                format!("`{shown}` is not a player of {}", rules.id),
+                                format!("`owner` one of: {}", rules.players.join(", ")),
+                            );
+                            return None;
+                        }
+                        ("ship" | "count" | "cells", v) => {
+                            self.err(
+                                span.clone(),
+                                format!("`{k} = {v}` has the wrong kind of value"),
+                                "`ship` a name, `count` a whole number, `cells` a table of cell = outcome",
+                            );
+                            return None;
+                        }
                         _ => {
                             self.err(span.clone(), format!("`{k}` is not a valid detail here"), "`outcome`, `ship` (a name), `owner` (a player), `count` (a whole number) or `cells` (a table of cell = outcome)");
                             return None;
@@ -828,10 +966,10 @@ impl Cx<'_> {
                     }
                 }
                 match t.get("outcome") {
-                    Some(Value::Array(a)) => a.iter().collect(),
-                    Some(v) => vec![v],
-                    None if out.count.is_some() => vec![&DRONE],
-                    None if out.cells.is_some() => vec![&MISSILE],
+                    Some(Value::Array(a)) => a.clone(),
+                    Some(v) => vec![v.clone()],
+                    None if out.count.is_some() => vec![Value::String("drone".into())],
+                    None if out.cells.is_some() => vec![Value::String("missile".into())],
                     None => {
                         self.err(
                             span,
@@ -851,6 +989,34 @@ impl Cx<'_> {
                 return None;
             }
         };
+        if words.is_empty() {
+            self.err(
+                span,
+                "`expect` lists no outcome",
+                "at least one outcome word",
+            );
+            return None;
+        }
+        // Details belong to the actions that report them.
+        let fits = match action {
+            Action::Fire { .. } => out.count.is_none() && out.cells.is_none(),
+            Action::Drone { .. } => {
+                out.ship.is_none() && out.owner.is_none() && out.cells.is_none()
+            }
+            Action::Missile { .. } => {
+                out.ship.is_none() && out.owner.is_none() && out.count.is_none()
+            }
+            Action::Place { .. } => {
+                out.ship.is_none()
+                    && out.owner.is_none()
+                    && out.count.is_none()
+                    && out.cells.is_none()
+            }
+        };
+        if !fits {
+            self.err(span, "this expectation has a detail its action never reports", "`ship`/`owner` with `fire`, `count` with `drone`, `cells` with `missile`, none with `place`");
+            return None;
+        }
         for (detail, given) in [
             ("ship", out.ship.is_some()),
             ("owner", out.owner.is_some()),
@@ -867,6 +1033,47 @@ impl Cx<'_> {
                     span,
                     format!("{} does not report a `{detail}` with its answers", rules.id),
                     format!("only these details: {shown}"),
+                );
+                return None;
+            }
+        }
+        if let (Action::Missile { at }, Some(cells)) = (action, &out.cells) {
+            let struck: BTreeSet<Cell> = (-1..=1)
+                .flat_map(|dr| (-1..=1).map(move |dc| (dr, dc)))
+                .filter_map(|(dr, dc)| {
+                    on_board(
+                        rules,
+                        RawCell {
+                            row: at.row.saturating_add(dr),
+                            col: at.col.saturating_add(dc),
+                        },
+                    )
+                })
+                .collect();
+            let listed: BTreeSet<Cell> = cells.iter().map(|(c, _)| *c).collect();
+            if listed != struck {
+                let show = |set: BTreeSet<&Cell>| {
+                    set.into_iter()
+                        .map(|c| rules.notation.format(RawCell::from(*c)))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                };
+                let missing = show(struck.difference(&listed).collect());
+                let extra = show(listed.difference(&struck).collect());
+                let message = match (missing.is_empty(), extra.is_empty()) {
+                    (false, true) => format!("missile `cells` leaves out {missing}"),
+                    (true, false) => {
+                        format!("missile `cells` lists {extra}, which the missile does not strike")
+                    }
+                    _ => format!("missile `cells` leaves out {missing} and lists {extra}"),
+                };
+                self.err(
+                    span,
+                    message,
+                    format!(
+                        "every on-board cell of the 3×3 square around the centre: {}",
+                        show(struck.iter().collect())
+                    ),
                 );
                 return None;
             }
@@ -969,8 +1176,17 @@ impl Cx<'_> {
                 };
                 let labels: Vec<String> = (0..rules.items.len())
                     .filter(|&i| !rules.items[i].grenade)
-                    .map(|i| label(rules, i))
+                    .map(|i| rules.label(i))
                     .collect();
+                let distinct: BTreeSet<&String> = names.iter().collect();
+                if distinct.len() != names.len() {
+                    self.err(
+                        span,
+                        format!("`{key}` names a ship twice"),
+                        "each ship at most once",
+                    );
+                    return None;
+                }
                 if let Some(bad) = names.iter().find(|n| !labels.contains(n)) {
                     self.err(
                         span,
@@ -1010,7 +1226,7 @@ impl Cx<'_> {
                     _ => {
                         self.err(
                             span,
-                            format!("`{key}` must be a whole number"),
+                            format!("`{key}` must be a whole number from 0 to {}", u32::MAX),
                             "a count of 0 or more",
                         );
                         None
@@ -1075,10 +1291,26 @@ impl Cx<'_> {
                     return None;
                 };
                 let rows = board_rows(text);
+                if let Some((i, why)) = rows
+                    .iter()
+                    .enumerate()
+                    .find_map(|(i, r)| bad_row(r, rules).map(|w| (i, w)))
+                {
+                    self.err(
+                        span,
+                        format!("`board` row {} {why}", i + 1),
+                        board_alphabet(rules),
+                    );
+                    return None;
+                }
                 if rows.len() != usize::from(rules.rows) {
                     self.err(
                         span,
-                        format!("`board` has {} rows", rows.len()),
+                        format!(
+                            "`board` has {} row{}",
+                            rows.len(),
+                            if rows.len() == 1 { "" } else { "s" }
+                        ),
                         format!("{} rows, one per line", rules.rows),
                     );
                     return None;
@@ -1089,22 +1321,89 @@ impl Cx<'_> {
     }
 }
 
-static DRONE: Value = Value::Boolean(false);
-static MISSILE: Value = Value::Boolean(true);
-
 /// Rows of a board string, one per line, trailing spaces ignored (a board whose untried
 /// glyph is a space keeps its blank rows).
 pub fn board_rows(text: &str) -> Vec<String> {
     text.lines().map(|l| l.trim_end().to_string()).collect()
 }
 
-fn label(rules: &Rules, i: usize) -> String {
-    let d = &rules.items[i];
-    if rules.players.len() > 1 {
-        format!("{}:{}", rules.players[d.owner], d.name)
-    } else {
-        d.name.clone()
+/// Whether an `expect` value accepts only `rejected` (string, list or table form), so the
+/// placement leaves its ship unplaced for later steps.
+fn expects_only_rejection(v: &Value) -> bool {
+    let words = match v {
+        Value::Table(t) => t.get("outcome"),
+        other => Some(other),
+    };
+    match words {
+        Some(Value::String(w)) => w == "rejected",
+        Some(Value::Array(a)) => !a.is_empty() && a.iter().all(|w| w.as_str() == Some("rejected")),
+        _ => false,
     }
+}
+
+/// Whether any check lists several accepted values.
+fn has_alternatives(checks: &[Check]) -> bool {
+    checks
+        .iter()
+        .any(|c| matches!(&c.expected, Expected::Count(l) if l.len() > 1))
+}
+
+/// The glyphs a board of this assignment may show.
+fn glyphs(rules: &Rules) -> BTreeSet<&str> {
+    let d = &rules.display;
+    let mut g: BTreeSet<&str> = [&d.untried, &d.miss, &d.hit, &d.sunk, &d.ship, &d.grenade]
+        .into_iter()
+        .map(String::as_str)
+        .collect();
+    g.extend(d.sunk_by_kind.values().map(String::as_str));
+    g.extend(
+        d.players
+            .iter()
+            .flatten()
+            .flat_map(|(h, gr)| [h.as_str(), gr.as_str()]),
+    );
+    g
+}
+
+fn board_alphabet(rules: &Rules) -> String {
+    let sep = if rules.display.separator.is_empty() {
+        "no separator".to_string()
+    } else {
+        format!("separated by {:?}", rules.display.separator)
+    };
+    let shown: Vec<String> = glyphs(rules)
+        .into_iter()
+        .map(|g| format!("{g:?}"))
+        .collect();
+    format!(
+        "{} cells per row from {}, {sep}",
+        rules.cols,
+        shown.join(" ")
+    )
+}
+
+/// Why a board row cannot be one of this assignment's rows (trailing spaces already trimmed).
+fn bad_row(row: &str, rules: &Rules) -> Option<String> {
+    let glyphs = glyphs(rules);
+    let sep = &rules.display.separator;
+    let cells: Vec<String> = if sep.is_empty() {
+        row.chars().map(String::from).collect()
+    } else {
+        row.split(sep.as_str()).map(String::from).collect()
+    };
+    let cols = usize::from(rules.cols);
+    let width_ok = if sep.is_empty() {
+        cells.len() <= cols
+    } else {
+        cells.len() == cols
+    };
+    if !width_ok {
+        return Some(format!("has {} cells", cells.len()));
+    }
+    cells
+        .iter()
+        .find(|c| !glyphs.contains(c.as_str()))
+        .map(|c| format!("has `{c}`, which the board never shows"))
 }
 
 fn on_board(rules: &Rules, c: RawCell) -> Option<Cell> {

@@ -91,7 +91,7 @@ impl Action {
             Action::Missile { at } => format!("missile {}", n.format(*at)),
             Action::Place { item, at, dir } => format!(
                 "place {} at {} {}",
-                rules.items[*item].name,
+                rules.label(*item),
                 n.format(*at),
                 serde_json::to_value(dir)
                     .ok()

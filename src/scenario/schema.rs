@@ -34,9 +34,9 @@ pub struct RawScenario {
 #[serde(deny_unknown_fields)]
 pub struct RawSetup {
     /// One-player games: ship name → a list of cells, or `{ at = CELL, dir = "right" }`.
-    pub ships: Option<BTreeMap<Spanned<String>, Spanned<Value>>>,
+    pub ships: Option<Spanned<BTreeMap<Spanned<String>, Spanned<Value>>>>,
     /// Two-player games: player name → that player's ships and grenades.
-    pub players: Option<BTreeMap<Spanned<String>, RawPlayerSetup>>,
+    pub players: Option<Spanned<BTreeMap<Spanned<String>, RawPlayerSetup>>>,
     /// Two-player games: who moves first (default the spec's).
     pub first: Option<Spanned<String>>,
     /// A smaller board for a handout's worked example.

@@ -68,7 +68,60 @@ impl SpecSet {
 /// does not hold together (e.g. an event adding to a counter the spec does not keep).
 pub fn parse(source: &Source) -> Result<Spec, Diagnostic> {
     let raw: RawSpec = toml::from_str(&source.text).map_err(|e| diag::from_toml(source, &e))?;
-    Spec::from_raw(raw).map_err(|m| Diagnostic::new(source, None, m))
+    let spec = Spec::from_raw(raw).map_err(|m| {
+        let span = table_of(&m).and_then(|t| locate(&source.text, t));
+        Diagnostic::new(source, span, m)
+    })?;
+    for rules in spec.modes.values() {
+        if let Err(m) = crate::engine::random_layout(rules, 0) {
+            let span = locate(&source.text, "fleet");
+            return Err(Diagnostic::new(source, span, m)
+                .expected("a fleet that fits the board under its placement rule"));
+        }
+    }
+    Ok(spec)
+}
+
+/// The spec table a validation message is about, to point at it.
+fn table_of(message: &str) -> Option<&'static str> {
+    [
+        ("board is", "board"),
+        ("players", "players"),
+        ("fleet", "fleet"),
+        ("grenade `", "fleet"),
+        ("[events]", "events"),
+        ("event `", "events"),
+        ("end.move_limit", "end"),
+        ("detail", "details"),
+        ("[display", "display"),
+        ("decision `", "decision"),
+        ("mode `", "modes"),
+    ]
+    .into_iter()
+    .find(|(needle, _)| message.contains(needle))
+    .map(|(_, table)| table)
+}
+
+/// The span of the first line that opens table `name` (`[name]`, `[[name]]`, `[name.…]`) or
+/// sets key `name`.
+fn locate(text: &str, name: &str) -> Option<std::ops::Range<usize>> {
+    let mut at = 0;
+    for line in text.split_inclusive('\n') {
+        let t = line.trim_start();
+        let opens = [
+            format!("[{name}]"),
+            format!("[[{name}]]"),
+            format!("[{name}."),
+            format!("{name} ="),
+        ]
+        .iter()
+        .any(|p| t.starts_with(p.as_str()));
+        if opens {
+            return Some(at..at + line.trim_end().len());
+        }
+        at += line.len();
+    }
+    None
 }
 
 #[cfg(test)]

@@ -264,17 +264,34 @@ impl Rules {
         })
     }
 
+    /// How reports name item `i`: its name, or `owner:name` in two-player games.
+    pub fn label(&self, i: usize) -> String {
+        let d = &self.items[i];
+        if self.players.len() > 1 {
+            format!("{}:{}", self.players[d.owner], d.name)
+        } else {
+            d.name.clone()
+        }
+    }
+
     /// Whether the fleet has grenades.
     pub fn has_grenades(&self) -> bool {
         self.items.iter().any(|i| i.grenade)
     }
 
+    /// A copy with another board size and the same fleet.
+    pub fn with_board(&self, rows: u8, cols: u8) -> Rules {
+        Rules {
+            rows,
+            cols,
+            ..self.clone()
+        }
+    }
+
     /// A copy with another board size and fleet, for a scenario that replays a handout's
     /// small worked example (battleboats' 5×5 board with one boat).
     pub fn with_board_and_fleet(&self, rows: u8, cols: u8, fleet: Vec<(String, u8)>) -> Rules {
-        let mut r = self.clone();
-        r.rows = rows;
-        r.cols = cols;
+        let mut r = self.with_board(rows, cols);
         r.items = (0..self.players.len())
             .flat_map(|owner| {
                 fleet.iter().map(move |(name, length)| ItemDef {
@@ -343,7 +360,13 @@ fn build_rules(
     fleet: &[RawFleetEntry],
     powers: Option<&RawPowers>,
 ) -> Result<Rules, String> {
-    let in_mode = |s: String| format!("mode `{mode}`: {s}");
+    let in_mode = |s: String| {
+        if raw.modes.is_empty() {
+            s
+        } else {
+            format!("mode `{mode}`: {s}")
+        }
+    };
     if !(1..=MAX_SIDE).contains(&board.rows) || !(1..=MAX_SIDE).contains(&board.cols) {
         return Err(in_mode(format!(
             "board is {}×{}; expected each side from 1 to {MAX_SIDE}",
@@ -353,8 +376,19 @@ fn build_rules(
     let (players, first) = match &raw.players {
         None => (vec!["player".to_string()], 0),
         Some(p) => {
-            if p.names.len() != 2 {
-                return Err("`players.names` must name exactly two players".into());
+            if p.names.len() != 2 || p.names[0] == p.names[1] {
+                return Err("`players.names` must name exactly two different players".into());
+            }
+            if let Some(bad) = p.names.iter().find(|n| {
+                *n == "none"
+                    || n.is_empty()
+                    || !n
+                        .chars()
+                        .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+            }) {
+                return Err(format!(
+                    "player name `{bad}` in `players.names`; expected lowercase letters, digits and `-`, and not `none`"
+                ));
             }
             let first = p.names.iter().position(|n| *n == p.first).ok_or_else(|| {
                 format!("`players.first` is `{}`, not one of {:?}", p.first, p.names)
@@ -407,6 +441,11 @@ fn build_rules(
             .into_iter()
             .find(|e| e.key() == key)
             .ok_or_else(|| format!("unknown event `{key}` in [events]"))?;
+        if [ev.shots, ev.turns, ev.moves].iter().any(|n| *n > 100) {
+            return Err(format!(
+                "event `{key}` costs more than 100 on a counter; expected 0 to 100"
+            ));
+        }
         events[event.index()] = Some(EventRule {
             outcome: ev.outcome,
             shots: ev.shots,

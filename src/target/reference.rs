@@ -28,7 +28,7 @@ impl Reference {
         for (item, cells) in &setup.items {
             game.place_cells(*item, cells).map_err(|e| Fault {
                 kind: FaultKind::Setup,
-                message: format!("{} {}", rules.items[*item].name, e.describe(rules)),
+                message: format!("{} {}", rules.label(*item), e.describe(rules)),
             })?;
         }
         if let Some(first) = setup.first {

@@ -10,6 +10,7 @@ pub mod diag;
 pub mod engine;
 pub mod harness;
 pub mod load;
+pub mod protocol;
 pub mod report;
 pub mod scenario;
 pub mod spec;

@@ -41,7 +41,8 @@ enum Command {
         /// Scenario files or folders of them (searched for *.toml).
         #[arg(required = true)]
         paths: Vec<Utf8PathBuf>,
-        /// What to grade: `reference` (the bundled engine).
+        /// What to grade: `reference` (the bundled engine), `python:PATH` (a student's .py file
+        /// or folder) or `cmd:COMMAND` (any program that speaks the protocol).
         #[arg(long, default_value = "reference")]
         target: String,
         /// Report format.
@@ -98,6 +99,22 @@ fn print_diagnostics(errors: &[broadside::diag::Diagnostic]) {
     let _ = writeln!(err, "{} found", plural(errors.len(), "problem", "problems"));
 }
 
+/// `reference`, `python:PATH` or `cmd:COMMAND`.
+fn make_target(spec: &str) -> anyhow::Result<Box<dyn Target>> {
+    if spec == "reference" {
+        return Ok(Box::new(Reference::new()));
+    }
+    if let Some(path) = spec.strip_prefix("python:") {
+        let target = broadside::target::python::target(camino::Utf8Path::new(path))
+            .map_err(anyhow::Error::msg)?;
+        return Ok(Box::new(target));
+    }
+    if let Some(command) = spec.strip_prefix("cmd:") {
+        return Ok(Box::new(broadside::target::Process::command(command)));
+    }
+    anyhow::bail!("unknown target `{spec}`; expected `reference`, `python:PATH` or `cmd:COMMAND`")
+}
+
 fn joined(paths: &[Utf8PathBuf]) -> String {
     paths
         .iter()
@@ -135,10 +152,7 @@ fn real_main(cli: Cli) -> anyhow::Result<u8> {
             if loaded.scenarios.is_empty() {
                 anyhow::bail!("no scenarios found under {}", joined(&paths));
             }
-            let mut target: Box<dyn Target> = match target.as_str() {
-                "reference" => Box::new(Reference::new()),
-                other => anyhow::bail!("unknown target `{other}`; expected `reference`"),
-            };
+            let mut target = make_target(&target)?;
             let results = broadside::harness::run_all(&loaded.scenarios, target.as_mut());
             let report = Report::new(target.name(), results);
             let text = match (format, &out) {

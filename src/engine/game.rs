@@ -4,7 +4,7 @@ use super::cellset::CellSet;
 use super::layout::line_cells;
 use super::outcome::{Event, Outcome};
 use crate::cell::{Cell, MAX_SIDE, RawCell};
-use crate::spec::{Counter, LostCheck, Rules, Touching};
+use crate::spec::{Counter, LostCheck, Meaning, Rules, Touching};
 use serde::Serialize;
 use std::sync::Arc;
 
@@ -108,9 +108,30 @@ pub struct Answer {
     /// A missile's struck cells and each one's outcome, row by row.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub cells: Vec<(Cell, Outcome)>,
-    /// Why a placement was rejected.
+    /// Why a placement was rejected, or what a probe found wrong.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// The answer to a cell question (`query` steps).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub value: Option<QueryValue>,
+}
+
+/// The answer to a cell question: a truth value, or a ship name (`None` for no ship).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(untagged)]
+pub enum QueryValue {
+    Bool(bool),
+    Ship(Option<String>),
+}
+
+impl std::fmt::Display for QueryValue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            QueryValue::Bool(b) => write!(f, "{b}"),
+            QueryValue::Ship(Some(s)) => f.write_str(s),
+            QueryValue::Ship(None) => f.write_str("none"),
+        }
+    }
 }
 
 impl Answer {
@@ -119,6 +140,14 @@ impl Answer {
         Answer {
             reason,
             ..Answer::of(outcome, None)
+        }
+    }
+
+    /// The answer to a cell question.
+    pub fn value(value: QueryValue) -> Answer {
+        Answer {
+            value: Some(value),
+            ..Answer::of(Outcome::Ok, None)
         }
     }
 
@@ -131,6 +160,7 @@ impl Answer {
             count: None,
             cells: vec![],
             reason: None,
+            value: None,
         }
     }
 }
@@ -543,6 +573,32 @@ impl Game {
     pub fn occupant(&self, cell: Cell) -> Option<usize> {
         let o = self.occupant[index(cell)];
         (o != NONE).then_some(usize::from(o))
+    }
+
+    /// Answers a cell question the way the handout's function would (see [`Meaning`]).
+    /// Off-board cells are not on any ship, not targeted and not valid.
+    pub fn query(&self, meaning: Meaning, at: RawCell) -> QueryValue {
+        let cell = self.on_board(at);
+        let ship = |c: Cell| self.occupant(c).filter(|&i| !self.rules.items[i].grenade);
+        match meaning {
+            Meaning::Valid => QueryValue::Bool(cell.is_some()),
+            Meaning::Targeted => QueryValue::Bool(cell.is_some_and(|c| self.was_targeted(c))),
+            Meaning::ShipAt => QueryValue::Ship(cell.and_then(ship).map(|i| self.rules.label(i))),
+            Meaning::FreshHit => {
+                QueryValue::Bool(cell.is_some_and(|c| ship(c).is_some() && !self.was_targeted(c)))
+            }
+            Meaning::OpenSea => QueryValue::Bool(cell.is_some_and(|c| {
+                (-1..=1).all(|dr| {
+                    (-1..=1).all(|dc| {
+                        let n = RawCell {
+                            row: i64::from(c.row) + dr,
+                            col: i64::from(c.col) + dc,
+                        };
+                        self.on_board(n).and_then(ship).is_none()
+                    })
+                })
+            })),
+        }
     }
 
     /// Whether `cell` has been shot.

@@ -92,3 +92,52 @@ fn place_from(game: &mut Game, order: &[usize], rng: &mut ChaCha8Rng, budget: &m
     }
     false
 }
+
+/// Checks a layout a student's code produced: exactly the fleet's ships (by length), each a
+/// straight line on the board, under the spec's overlap and touching rules.
+///
+/// `ships` is one list of cells per ship, in any order. Errors: a sentence naming what is
+/// wrong (a missing or extra ship, a bent ship, two ships touching), for the report.
+pub fn check_layout(rules: &Arc<Rules>, ships: &[Vec<Cell>]) -> Result<(), String> {
+    let mut want: Vec<u8> = rules
+        .items
+        .iter()
+        .filter(|i| !i.grenade)
+        .map(|i| i.length)
+        .collect();
+    let mut got: Vec<u8> = ships
+        .iter()
+        .map(|s| u8::try_from(s.len()).unwrap_or(u8::MAX))
+        .collect();
+    want.sort_unstable();
+    got.sort_unstable();
+    if want != got {
+        return Err(format!(
+            "the fleet has ships of lengths {got:?}; expected {want:?}"
+        ));
+    }
+    // Place the longest first into the item of that length, so names line up with lengths.
+    let mut free: Vec<usize> = (0..rules.items.len())
+        .filter(|&i| !rules.items[i].grenade)
+        .collect();
+    let mut game = Game::new(rules.clone());
+    for cells in ships {
+        let pos = free
+            .iter()
+            .position(|&i| usize::from(rules.items[i].length) == cells.len())
+            .expect("lengths matched above");
+        let item = free.remove(pos);
+        if let Err(e) = game.place_cells(item, cells) {
+            let shown: Vec<String> = cells
+                .iter()
+                .map(|c| rules.notation.format(RawCell::from(*c)))
+                .collect();
+            return Err(format!(
+                "the ship on {} {}",
+                shown.join(" "),
+                e.describe(rules)
+            ));
+        }
+    }
+    Ok(())
+}

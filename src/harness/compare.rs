@@ -18,6 +18,10 @@ pub fn matches_answer(expect: &Expect, answer: &Answer) -> bool {
             .as_ref()
             .is_none_or(|o| answer.owner.as_ref() == Some(o))
         && expect.count.is_none_or(|c| answer.count == Some(c))
+        && expect
+            .value
+            .as_ref()
+            .is_none_or(|v| answer.value.as_ref() == Some(v))
         && expect.cells.as_ref().is_none_or(|cells| {
             let mut got = answer.cells.clone();
             got.sort();
@@ -42,6 +46,9 @@ pub fn matches_state(expected: &Expected, observed: &Observed) -> bool {
 
 /// `sunk (ship: Submarine)`, `hit or repeated`, `missile (A1: hit, A2: miss)`.
 pub fn describe_expect(e: &Expect, rules: &Rules) -> String {
+    if let Some(v) = &e.value {
+        return v.to_string();
+    }
     let words: Vec<&str> = e.outcomes.iter().map(|o| o.word()).collect();
     let mut details = Vec::new();
     if let Some(s) = &e.ship {
@@ -65,6 +72,9 @@ pub fn describe_expect(e: &Expect, rules: &Rules) -> String {
 
 /// The same shape for what a target answered, cells in the assignment's notation.
 pub fn describe_answer(a: &Answer, rules: &Rules) -> String {
+    if let Some(v) = &a.value {
+        return v.to_string();
+    }
     let mut details = Vec::new();
     if let Some(s) = &a.ship {
         details.push(format!("ship: {s}"));

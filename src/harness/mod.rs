@@ -1,7 +1,9 @@
 //! Plays scenarios against a target, step by step, and compares with the expectations.
 //!
-//! A scenario stops at its first divergence; the result records expected vs actual and the
-//! board at that moment as the reference plays it (ships shown). Then the next scenario runs.
+//! The whole scenario goes to the target at once ([`Target::play`], one `batch` for child
+//! targets); the answers are then compared in order. A scenario stops at its first
+//! divergence; the result records expected vs actual, what the student's code printed during
+//! that step, and the board at that moment as the reference plays it (ships shown).
 
 mod compare;
 
@@ -10,9 +12,12 @@ pub use compare::{
     matches_state,
 };
 
+use crate::engine::Game;
 use crate::report::{Divergence, ScenarioResult, Status};
 use crate::scenario::{Check, Scenario};
-use crate::target::{Fault, Target, reference};
+use crate::spec::StateKey;
+use crate::target::{Call, Fault, Replied, Reply, Target, reference};
+use std::collections::BTreeMap;
 
 /// Plays one scenario on `target`.
 pub fn run_scenario(scenario: &Scenario, target: &mut dyn Target) -> ScenarioResult {
@@ -26,96 +31,154 @@ pub fn run_scenario(scenario: &Scenario, target: &mut dyn Target) -> ScenarioRes
     if let Err(f) = target.new_game(rules, &scenario.setup) {
         return result.errored(f, None);
     }
+    let keys = |checks: &[Check]| -> Vec<StateKey> { checks.iter().map(|c| c.key).collect() };
+    let mut calls = Vec::new();
+    for step in &scenario.steps {
+        calls.push(Call::Act(&step.action));
+        if !step.checks.is_empty() {
+            calls.push(Call::Observe(keys(&step.checks)));
+        }
+    }
+    if !scenario.end.is_empty() {
+        calls.push(Call::Observe(keys(&scenario.end)));
+    }
+    let mut replies = target.play(&calls).into_iter();
+    let mut next = |step: Option<usize>| -> Result<Replied, Stop> {
+        match replies.next() {
+            Some(Ok(r)) => Ok(r),
+            Some(Err(f)) => Err(Stop::Faulted(f, step)),
+            None => Err(Stop::Faulted(
+                Fault {
+                    kind: crate::target::FaultKind::Protocol,
+                    message: "the target stopped answering".into(),
+                },
+                step,
+            )),
+        }
+    };
     for (i, step) in scenario.steps.iter().enumerate() {
         let number = i + 1;
         result.steps_run = number;
-        let answer = match target.act(&step.action) {
-            Ok(a) => a,
-            Err(f) => return result.errored(f, Some(number)),
+        let replied = match next(Some(number)) {
+            Ok(r) => r,
+            Err(stop) => return stop.finish(result),
         };
         reference::act(&mut shadow, &step.action);
         let action = step.action.describe(rules);
+        let Reply::Answer(answer) = &replied.reply else {
+            return Stop::protocol(Some(number)).finish(result);
+        };
+        let divergence =
+            |check: String, expected: String, actual: String, output: &str, shadow: &Game| {
+                Divergence {
+                    step: Some(number),
+                    line: step.line,
+                    action: action.clone(),
+                    check,
+                    expected,
+                    actual,
+                    note: step.note.clone(),
+                    output: (!output.is_empty()).then(|| output.to_string()),
+                    board: shadow.render(true),
+                }
+            };
         if let Some(expect) = &step.expect
-            && !matches_answer(expect, &answer)
+            && !matches_answer(expect, answer)
         {
+            let d = divergence(
+                "outcome".into(),
+                describe_expect(expect, rules),
+                describe_answer(answer, rules),
+                &replied.output,
+                &shadow,
+            );
+            return result.failed(d);
+        }
+        if step.checks.is_empty() {
+            continue;
+        }
+        let state = match next(Some(number)) {
+            Ok(Replied {
+                reply: Reply::State(s),
+                ..
+            }) => s,
+            Ok(_) => return Stop::protocol(Some(number)).finish(result),
+            Err(stop) => return stop.finish(result),
+        };
+        if let Some((check, observed)) = first_mismatch(&step.checks, &state) {
+            let d = divergence(
+                check.key.name().to_string(),
+                describe_expected(&check.expected, rules),
+                describe_observed(observed, rules),
+                &replied.output,
+                &shadow,
+            );
             return result.failed(Divergence {
-                step: Some(number),
-                line: step.line,
-                action,
-                check: "outcome".into(),
-                expected: describe_expect(expect, rules),
-                actual: describe_answer(&answer, rules),
-                note: step.note.clone(),
+                line: check.line,
+                ..d
+            });
+        }
+    }
+    if !scenario.end.is_empty() {
+        let state = match next(None) {
+            Ok(Replied {
+                reply: Reply::State(s),
+                ..
+            }) => s,
+            Ok(_) => return Stop::protocol(None).finish(result),
+            Err(stop) => return stop.finish(result),
+        };
+        if let Some((check, observed)) = first_mismatch(&scenario.end, &state) {
+            return result.failed(Divergence {
+                step: None,
+                line: check.line,
+                action: "end of scenario".into(),
+                check: check.key.name().to_string(),
+                expected: describe_expected(&check.expected, rules),
+                actual: describe_observed(observed, rules),
+                note: None,
+                output: None,
                 board: shadow.render(true),
             });
         }
-        if let Err(outcome) = check_all(
-            &step.checks,
-            target,
-            Some(number),
-            step.note.as_ref(),
-            &action,
-            &shadow,
-        ) {
-            return outcome.finish(result);
-        }
-    }
-    if let Err(outcome) = check_all(
-        &scenario.end,
-        target,
-        None,
-        None,
-        "end of scenario",
-        &shadow,
-    ) {
-        return outcome.finish(result);
     }
     result.status = Status::Passed;
     result.points = result.max_points;
     result
 }
 
+/// The first check whose observed value differs, with that value.
+fn first_mismatch<'a>(
+    checks: &'a [Check],
+    state: &'a BTreeMap<StateKey, crate::target::Observed>,
+) -> Option<(&'a Check, &'a crate::target::Observed)> {
+    checks.iter().find_map(|c| match state.get(&c.key) {
+        Some(o) if matches_state(&c.expected, o) => None,
+        Some(o) => Some((c, o)),
+        None => None,
+    })
+}
+
 enum Stop {
-    Diverged(Box<Divergence>),
     Faulted(Fault, Option<usize>),
 }
 
 impl Stop {
+    fn protocol(step: Option<usize>) -> Stop {
+        Stop::Faulted(
+            Fault {
+                kind: crate::target::FaultKind::Protocol,
+                message: "an answer of the wrong kind".into(),
+            },
+            step,
+        )
+    }
+
     fn finish(self, result: ScenarioResult) -> ScenarioResult {
         match self {
-            Stop::Diverged(d) => result.failed(*d),
             Stop::Faulted(f, step) => result.errored(f, step),
         }
     }
-}
-
-fn check_all(
-    checks: &[Check],
-    target: &mut dyn Target,
-    step: Option<usize>,
-    note: Option<&String>,
-    action: &str,
-    shadow: &crate::engine::Game,
-) -> Result<(), Stop> {
-    let rules = shadow.rules();
-    for check in checks {
-        let observed = target
-            .observe(check.key)
-            .map_err(|f| Stop::Faulted(f, step))?;
-        if !matches_state(&check.expected, &observed) {
-            return Err(Stop::Diverged(Box::new(Divergence {
-                step,
-                line: check.line,
-                action: action.to_string(),
-                check: check.key.name().to_string(),
-                expected: describe_expected(&check.expected, rules),
-                actual: describe_observed(&observed, rules),
-                note: note.cloned(),
-                board: shadow.render(true),
-            })));
-        }
-    }
-    Ok(())
 }
 
 /// Plays every scenario in order on `target`.

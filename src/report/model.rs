@@ -80,6 +80,9 @@ pub struct Divergence {
     /// The scenario author's note on the step, if any.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// What the student's code printed during the step, if anything.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output: Option<String>,
     /// The board after the step as the reference plays it, ships shown, row 0 first.
     pub board: Vec<String>,
 }

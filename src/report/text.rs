@@ -62,6 +62,12 @@ pub fn to_text(report: &Report, color: bool) -> String {
             if let Some(n) = &d.note {
                 let _ = writeln!(out, "      note: {}", clean(n));
             }
+            if let Some(o) = &d.output {
+                let _ = writeln!(out, "      printed by the submission during this step:");
+                for line in o.lines() {
+                    let _ = writeln!(out, "        {}", clean(line));
+                }
+            }
             let _ = writeln!(out, "      board (reference, ships shown):");
             frame(
                 &mut out,
@@ -76,7 +82,10 @@ pub fn to_text(report: &Report, color: bool) -> String {
             } else {
                 format!("at step {}", r.steps_run)
             };
-            let _ = writeln!(out, "      {at}: {f}");
+            let _ = writeln!(out, "      {at}: {}", f.kind.word());
+            for line in f.message.lines() {
+                let _ = writeln!(out, "        {}", clean(line));
+            }
         }
     }
     let s = &report.summary;

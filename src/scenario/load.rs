@@ -4,8 +4,8 @@ use super::model::{Action, Check, Expect, Expected, Scenario, Setup, Step, Visib
 use super::schema::{RawScenario, RawSetup, RawState, RawStep};
 use crate::cell::{Cell, MAX_SIDE, RawCell};
 use crate::diag::{self, Diagnostic, Source};
-use crate::engine::{Axis, Dir, Game, Outcome};
-use crate::spec::{Rules, SpecSet, StateKey};
+use crate::engine::{Axis, Dir, Game, Outcome, QueryValue};
+use crate::spec::{Meaning, Rules, SpecSet, StateKey};
 use std::collections::BTreeSet;
 use std::ops::Range;
 use std::sync::Arc;
@@ -118,6 +118,7 @@ impl Cx<'_> {
         let mut shot = false;
         for step in &raw.steps {
             let st = step.get_ref();
+            let plays = st.fire.is_some() || st.drone.is_some() || st.missile.is_some();
             match &st.place {
                 Some(p) if shot => self.err(
                     p.span(),
@@ -125,7 +126,7 @@ impl Cx<'_> {
                     "every `place` step before the first `fire`, `drone` or `missile`",
                 ),
                 Some(_) => {}
-                None => shot = true,
+                None => shot |= plays,
             }
         }
         let end = match &raw.end {
@@ -542,6 +543,106 @@ impl Cx<'_> {
         }
     }
 
+    /// A `query = NAME` step with its `at` cell.
+    fn query(
+        &mut self,
+        value: &Spanned<Value>,
+        at: Option<&Spanned<Value>>,
+        step: Range<usize>,
+        rules: &Rules,
+    ) -> Option<Action> {
+        let name = value.get_ref().as_str().unwrap_or_default();
+        let Some(q) = rules.query(name) else {
+            let names: Vec<&str> = rules.queries.iter().map(|q| q.name.as_str()).collect();
+            self.err(
+                value.span(),
+                format!("{} has no query `{name}`", rules.id),
+                if names.is_empty() {
+                    "no `query` (this assignment has none)".to_string()
+                } else {
+                    format!("one of: {}", names.join(", "))
+                },
+            );
+            return None;
+        };
+        let Some(at_value) = at else {
+            self.err(
+                step,
+                format!("query `{name}` needs the cell it asks about"),
+                format!("`at = \"{}\"`", rules.notation.example()),
+            );
+            return None;
+        };
+        let cell = self.cell_value(at_value.get_ref(), at_value.span(), rules)?;
+        let off_ok = matches!(
+            q.meaning,
+            Meaning::Valid | Meaning::Targeted | Meaning::ShipAt
+        );
+        if !off_ok && on_board(rules, cell).is_none() {
+            self.err(
+                at_value.span(),
+                format!(
+                    "`{}` takes a cell on the board (the handout assumes one)",
+                    q.function
+                ),
+                board_range(rules),
+            );
+            return None;
+        }
+        Some(Action::Query {
+            name: name.to_string(),
+            meaning: q.meaning,
+            at: cell,
+        })
+    }
+
+    /// The expected answer of a query: `true`/`false`, or a ship name or `"none"`.
+    fn query_value(
+        &mut self,
+        e: &Spanned<Value>,
+        meaning: Meaning,
+        rules: &Rules,
+    ) -> Option<Expect> {
+        let value = match (meaning, e.get_ref()) {
+            (Meaning::ShipAt, Value::String(s)) if s == "none" => QueryValue::Ship(None),
+            (Meaning::ShipAt, Value::String(s))
+                if (0..rules.items.len())
+                    .any(|i| !rules.items[i].grenade && rules.label(i) == *s) =>
+            {
+                QueryValue::Ship(Some(s.clone()))
+            }
+            (Meaning::ShipAt, _) => {
+                let names: Vec<String> = (0..rules.items.len())
+                    .filter(|&i| !rules.items[i].grenade)
+                    .map(|i| rules.label(i))
+                    .collect();
+                self.err(
+                    e.span(),
+                    "this query answers with a ship name",
+                    format!("one of: {}, or \"none\"", names.join(", ")),
+                );
+                return None;
+            }
+            (_, Value::Boolean(b)) => QueryValue::Bool(*b),
+            _ => {
+                self.err(
+                    e.span(),
+                    "this query answers true or false",
+                    "`expect = true` or `expect = false`",
+                );
+                return None;
+            }
+        };
+        Some(Expect {
+            outcomes: vec![Outcome::Ok],
+            ship: None,
+            owner: None,
+            count: None,
+            cells: None,
+            value: Some(value),
+        })
+    }
+
     /// A `decision` only goes with a step (or `[end]`) that lists several accepted values.
     fn decision_needs_a_list(&mut self, decision: Option<&Spanned<String>>, lists: bool) {
         if let Some(d) = decision
@@ -607,6 +708,9 @@ impl Cx<'_> {
             ("drone", &s.drone),
             ("missile", &s.missile),
             ("place", &s.place),
+            ("query", &s.query),
+            ("probe", &s.probe),
+            ("random_layouts", &s.random_layouts),
         ];
         let given: Vec<_> = actions.iter().filter(|(_, v)| v.is_some()).collect();
         if given.len() != 1 {
@@ -618,7 +722,7 @@ impl Cx<'_> {
             self.err(
                 span,
                 what,
-                "exactly one of `fire`, `drone`, `missile`, `place`",
+                "exactly one of `fire`, `drone`, `missile`, `place`, `query`, `probe`, `random_layouts`",
             );
             return None;
         }
@@ -632,7 +736,62 @@ impl Cx<'_> {
                 "no `player` here",
             );
         }
+        if let Some(a) = &s.at
+            && kind != "query"
+        {
+            self.err(
+                a.span(),
+                "`at` is only for `query` steps",
+                "the cell inside the action, e.g. `fire = \"B3\"`",
+            );
+        }
         let action = match kind {
+            "query" => self.query(value, s.at.as_ref(), span.clone(), rules)?,
+            "probe" => {
+                let name = value.get_ref().as_str().unwrap_or_default();
+                if rules.probe(name).is_none() {
+                    let names: Vec<&str> = rules.probes.iter().map(|p| p.name.as_str()).collect();
+                    self.err(
+                        value.span(),
+                        format!("{} has no probe `{name}`", rules.id),
+                        if names.is_empty() {
+                            "no `probe` (this assignment has none)".to_string()
+                        } else {
+                            format!("one of: {}", names.join(", "))
+                        },
+                    );
+                    return None;
+                }
+                Action::Probe {
+                    name: name.to_string(),
+                }
+            }
+            "random_layouts" => {
+                if rules.random_layout.is_none() {
+                    self.err(
+                        value.span(),
+                        format!("{} students write no random-fleet function", rules.id),
+                        "no `random_layouts` step",
+                    );
+                    return None;
+                }
+                match value
+                    .get_ref()
+                    .as_integer()
+                    .and_then(|n| u32::try_from(n).ok())
+                    .filter(|n| (2..=10_000).contains(n))
+                {
+                    Some(count) => Action::RandomLayouts { count },
+                    None => {
+                        self.err(
+                            value.span(),
+                            "`random_layouts` is how many fleets to draw",
+                            "a whole number from 2 to 10000",
+                        );
+                        return None;
+                    }
+                }
+            }
             "fire" => {
                 let at = self.cell_value(value.get_ref(), value.span(), rules)?;
                 let player = match &s.player {
@@ -882,7 +1041,10 @@ impl Cx<'_> {
                 Outcome::Invalid,
                 Outcome::GameOver,
             ],
-            Action::Place { .. } => vec![Outcome::Ok, Outcome::Rejected],
+            Action::Place { .. } | Action::Probe { .. } | Action::RandomLayouts { .. } => {
+                vec![Outcome::Ok, Outcome::Rejected]
+            }
+            Action::Query { meaning, .. } => return self.query_value(e, *meaning, rules),
         };
         let mut out = Expect {
             outcomes: vec![],
@@ -890,6 +1052,7 @@ impl Cx<'_> {
             owner: None,
             count: None,
             cells: None,
+            value: None,
         };
         let words: Vec<Value> = match e.get_ref() {
             Value::String(_) => vec![e.get_ref().clone()],
@@ -1006,7 +1169,7 @@ impl Cx<'_> {
             Action::Missile { .. } => {
                 out.ship.is_none() && out.owner.is_none() && out.count.is_none()
             }
-            Action::Place { .. } => {
+            _ => {
                 out.ship.is_none()
                     && out.owner.is_none()
                     && out.count.is_none()

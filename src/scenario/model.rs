@@ -2,8 +2,8 @@
 
 use crate::cell::{Cell, RawCell};
 use crate::diag::Source;
-use crate::engine::{Axis, Dir, Outcome};
-use crate::spec::{Rules, StateKey};
+use crate::engine::{Axis, Dir, Outcome, QueryValue};
+use crate::spec::{Meaning, Rules, StateKey};
 use serde::Serialize;
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -66,6 +66,21 @@ pub enum Action {
         at: RawCell,
         dir: Dir,
     },
+    /// Ask the spec's cell question `name` about `at`.
+    Query {
+        name: String,
+        meaning: Meaning,
+        at: RawCell,
+    },
+    /// Run the spec's whole-function check `name`.
+    Probe {
+        name: String,
+    },
+    /// Call the student's random-fleet function `count` times; every fleet must be legal and
+    /// they must not all be the same.
+    RandomLayouts {
+        count: u32,
+    },
 }
 
 impl Action {
@@ -89,6 +104,9 @@ impl Action {
                 index,
             } => format!("drone col {index}"),
             Action::Missile { at } => format!("missile {}", n.format(*at)),
+            Action::Query { name, at, .. } => format!("query {name} {}", n.format(*at)),
+            Action::Probe { name } => format!("probe {name}"),
+            Action::RandomLayouts { count } => format!("random layouts ×{count}"),
             Action::Place { item, at, dir } => format!(
                 "place {} at {} {}",
                 rules.label(*item),
@@ -111,6 +129,8 @@ pub struct Expect {
     pub owner: Option<String>,
     pub count: Option<u32>,
     pub cells: Option<Vec<(Cell, Outcome)>>,
+    /// A query's answer.
+    pub value: Option<QueryValue>,
 }
 
 /// One step of a scenario.

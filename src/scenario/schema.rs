@@ -71,6 +71,14 @@ pub struct RawStep {
     pub drone: Option<Spanned<Value>>,
     pub missile: Option<Spanned<Value>>,
     pub place: Option<Spanned<Value>>,
+    /// A cell question by name (the spec's `[queries]`), with `at`.
+    pub query: Option<Spanned<Value>>,
+    /// The cell a `query` asks about.
+    pub at: Option<Spanned<Value>>,
+    /// A whole-function check by name (the spec's `[probes]`).
+    pub probe: Option<Spanned<Value>>,
+    /// Call the student's random-fleet function this many times and check every fleet.
+    pub random_layouts: Option<Spanned<Value>>,
     pub expect: Option<Spanned<Value>>,
     pub state: Option<Spanned<RawState>>,
     /// The spec decision whose `accept_also` lets this step list several accepted values.

@@ -210,7 +210,45 @@ pub struct Rules {
     /// Answer details the assignment reports (`ship`, `owner`, `count`, `cells`).
     pub details: Vec<String>,
     pub display: Display,
+    /// Cell questions scenarios may ask (`query` steps).
+    pub queries: Vec<Query>,
+    /// Whole-function checks scenarios may ask for (`probe` steps).
+    pub probes: Vec<Probe>,
+    /// The student function that lays out a random fleet, if any (`random_layouts` steps).
+    pub random_layout: Option<String>,
     pub decisions: Vec<Decision>,
+}
+
+/// What a cell question means, so the reference can answer it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Meaning {
+    /// Whether the cell is on the board (colab-6x6 `is_valid_position`).
+    Valid,
+    /// Whether the cell has been shot at (colab-6x6 `was_targeted`).
+    Targeted,
+    /// The name of the ship on the cell, or none (colab-6x6 `ship_at`).
+    ShipAt,
+    /// Whether no ship is on the cell or any of its eight neighbours (solo-10x10 `is_open_sea`).
+    OpenSea,
+    /// Whether a shot there would be a new hit (solo-10x10 `check_if_hits`).
+    FreshHit,
+}
+
+/// A named cell question.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Query {
+    pub name: String,
+    pub function: String,
+    pub meaning: Meaning,
+}
+
+/// A named whole-function check.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Probe {
+    pub name: String,
+    pub functions: Vec<String>,
+    pub checks: String,
 }
 
 impl Rules {
@@ -243,6 +281,14 @@ impl Rules {
         out.sort();
         out.dedup();
         out
+    }
+
+    pub fn query(&self, name: &str) -> Option<&Query> {
+        self.queries.iter().find(|q| q.name == name)
+    }
+
+    pub fn probe(&self, name: &str) -> Option<&Probe> {
+        self.probes.iter().find(|p| p.name == name)
     }
 
     pub fn decision(&self, id: &str) -> Option<&Decision> {
@@ -541,6 +587,35 @@ fn build_rules(
         reveal_at_end: d.reveal_at_end,
         players: glyph_players,
     };
+    let mut queries = Vec::new();
+    for (name, q) in &raw.queries {
+        let meaning = match q.meaning.as_str() {
+            "valid" => Meaning::Valid,
+            "targeted" => Meaning::Targeted,
+            "ship-at" => Meaning::ShipAt,
+            "open-sea" => Meaning::OpenSea,
+            "fresh-hit" => Meaning::FreshHit,
+            other => {
+                return Err(format!(
+                    "query `{name}` has meaning `{other}`; expected valid, targeted, ship-at, open-sea or fresh-hit"
+                ));
+            }
+        };
+        queries.push(Query {
+            name: name.clone(),
+            function: q.function.clone(),
+            meaning,
+        });
+    }
+    let probes = raw
+        .probes
+        .iter()
+        .map(|(name, p)| Probe {
+            name: name.clone(),
+            functions: p.functions.clone(),
+            checks: p.checks.clone(),
+        })
+        .collect();
     let mut ids = std::collections::BTreeSet::new();
     for dec in &raw.decisions {
         if !ids.insert(dec.id.clone()) {
@@ -567,6 +642,9 @@ fn build_rules(
         observe: raw.observe.clone(),
         details: raw.details.clone(),
         display,
+        queries,
+        probes,
+        random_layout: raw.random_layout.as_ref().map(|r| r.function.clone()),
         decisions: raw
             .decisions
             .iter()

@@ -45,6 +45,14 @@ pub struct RawSpec {
     #[serde(default)]
     pub details: Vec<String>,
     pub display: RawDisplay,
+    /// Questions about one cell that students' functions answer (`query` steps), by name.
+    #[serde(default)]
+    pub queries: BTreeMap<String, RawQuery>,
+    /// Whole-function checks a driver runs (`probe` steps), by name.
+    #[serde(default)]
+    pub probes: BTreeMap<String, RawProbe>,
+    /// The function that lays out a whole random fleet, if students write one.
+    pub random_layout: Option<RawRandomLayout>,
     #[serde(rename = "decision", default)]
     pub decisions: Vec<RawDecision>,
 }
@@ -207,4 +215,33 @@ pub struct RawDecision {
     pub other: String,
     /// Whether a submission that follows `other` is also accepted where scenarios allow it.
     pub accept_also: bool,
+}
+
+/// A question about one cell, answered by one student function.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawQuery {
+    /// The student function that answers it, e.g. `is_open_sea`.
+    pub function: String,
+    /// What the reference answers: `valid`, `targeted`, `ship-at`, `open-sea`, `fresh-hit`.
+    pub meaning: String,
+    pub clause: String,
+}
+
+/// A whole-function check that needs no cell (e.g. two games share no lists).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawProbe {
+    /// The student functions it exercises.
+    pub functions: Vec<String>,
+    /// What is checked, in a sentence a student can read.
+    pub checks: String,
+    pub clause: String,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawRandomLayout {
+    pub function: String,
+    pub clause: String,
 }

@@ -3,8 +3,11 @@
 //! The harness only talks to an implementation through these operations (DESIGN.md,
 //! "Targets and the protocol"); the reference engine is a target too.
 
+pub mod process;
+pub mod python;
 pub mod reference;
 
+pub use process::Process;
 pub use reference::Reference;
 
 use crate::cell::Cell;
@@ -12,7 +15,7 @@ use crate::engine::Answer;
 use crate::scenario::{Action, Setup};
 use crate::spec::{Rules, StateKey};
 use serde::Serialize;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 /// An implementation under test.
@@ -25,6 +28,54 @@ pub trait Target {
     fn act(&mut self, action: &Action) -> Result<Answer, Fault>;
     /// Answers one state question.
     fn observe(&mut self, key: StateKey) -> Result<Observed, Fault>;
+
+    /// Plays a whole scenario's calls after `new_game`, answering each in order and stopping
+    /// at the first fault (later calls get no answer). Child targets override this to send
+    /// one `batch` request.
+    fn play(&mut self, calls: &[Call]) -> Vec<Result<Replied, Fault>> {
+        let mut out = Vec::new();
+        for call in calls {
+            let reply = match call {
+                Call::Act(action) => self.act(action).map(Reply::Answer),
+                Call::Observe(keys) => keys
+                    .iter()
+                    .map(|k| self.observe(*k).map(|o| (*k, o)))
+                    .collect::<Result<_, _>>()
+                    .map(Reply::State),
+            };
+            let stop = reply.is_err();
+            out.push(reply.map(|reply| Replied {
+                reply,
+                output: String::new(),
+            }));
+            if stop {
+                break;
+            }
+        }
+        out
+    }
+}
+
+/// One call of a scenario: an action, or a question about the state.
+#[derive(Debug, Clone)]
+pub enum Call<'a> {
+    Act(&'a Action),
+    Observe(Vec<StateKey>),
+}
+
+/// The answer to one call.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Reply {
+    Answer(Answer),
+    State(BTreeMap<StateKey, Observed>),
+}
+
+/// An answer with what the student's code printed while producing it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Replied {
+    pub reply: Reply,
+    /// Captured standard output and error of the student's code during the call.
+    pub output: String,
 }
 
 /// A state value as a target reports it.
@@ -45,10 +96,18 @@ pub enum Observed {
 pub enum FaultKind {
     /// The target refused the scenario's setup.
     Setup,
-    /// The target raised an error in its own code.
+    /// The student's code raised an error (the message carries the trimmed traceback).
     Exception,
+    /// A function the handout requires is not defined.
+    Missing,
+    /// A function returned a value of the wrong type (the message shows what came back).
+    Type,
     /// The target answered something that is not an answer.
     Protocol,
+    /// The target did not answer in time and was stopped.
+    Timeout,
+    /// The target process died (a signal, or an exit mid-game).
+    Crash,
     /// The target does not support this operation.
     Unsupported,
 }
@@ -67,7 +126,11 @@ impl FaultKind {
         match self {
             FaultKind::Setup => "setup",
             FaultKind::Exception => "exception",
+            FaultKind::Missing => "missing",
+            FaultKind::Type => "type",
             FaultKind::Protocol => "protocol",
+            FaultKind::Timeout => "timeout",
+            FaultKind::Crash => "crash",
             FaultKind::Unsupported => "unsupported",
         }
     }

@@ -1,0 +1,485 @@
+//! A target in a child process that speaks the JSON-lines protocol (`cmd:` and `python:`).
+//!
+//! One persistent child per submission, reset with `new_game` between scenarios; a fresh
+//! child only after a crash, a timeout or a garbled answer. Standard output is read on its own
+//! thread (one line per answer) and standard error on another (its tail goes into crash
+//! reports). The child runs in its own process group, killed as a group.
+
+use super::{Call, Fault, FaultKind, Observed, Replied, Reply, Target};
+use crate::engine::Answer;
+use crate::protocol::{self, DriverError};
+use crate::scenario::{Action, Setup};
+use crate::spec::{Rules, StateKey};
+use process_wrap::std::{ChildWrapper, CommandWrap, ProcessGroup};
+use serde_json::Value;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::PathBuf;
+use std::process::{ChildStdin, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// How much of the child's standard error is kept for a crash report, in bytes.
+const STDERR_TAIL: usize = 8 * 1024;
+/// How much of a garbled line is quoted in a protocol fault, in characters.
+const QUOTE: usize = 200;
+
+/// A child-process target.
+pub struct Process {
+    name: String,
+    program: String,
+    args: Vec<String>,
+    cwd: Option<PathBuf>,
+    /// How long one request may take before the child is stopped (a batch gets this plus a
+    /// little per call).
+    pub timeout: Duration,
+    child: Option<Running>,
+    /// A fault at start-up (no answer to `hello`): later scenarios get it at once.
+    broken: Option<Fault>,
+    rules: Option<Arc<Rules>>,
+    next_id: u64,
+    /// Files the child needs (the bundled driver), removed when the target is dropped.
+    _keep: Option<tempfile::TempDir>,
+}
+
+struct Running {
+    child: Box<dyn ChildWrapper>,
+    stdin: ChildStdin,
+    lines: Receiver<Option<String>>,
+    stderr: Arc<Mutex<Vec<u8>>>,
+}
+
+impl Process {
+    /// A target that runs `program args…` in `cwd`; `name` is how reports name it.
+    pub fn new(name: String, program: String, args: Vec<String>, cwd: Option<PathBuf>) -> Process {
+        Process {
+            name,
+            program,
+            args,
+            cwd,
+            timeout: Duration::from_secs(5),
+            child: None,
+            broken: None,
+            rules: None,
+            next_id: 1,
+            _keep: None,
+        }
+    }
+
+    /// `cmd:"COMMAND"`: any program that speaks the protocol, run by `sh -c`.
+    pub fn command(command: &str) -> Process {
+        Process::new(
+            format!("cmd:{command}"),
+            "sh".into(),
+            vec!["-c".into(), command.into()],
+            None,
+        )
+    }
+
+    /// Keeps `dir` alive as long as the target (it holds files the child runs).
+    pub fn keep(mut self, dir: tempfile::TempDir) -> Process {
+        self._keep = Some(dir);
+        self
+    }
+
+    fn spawn(&mut self, rules: &Rules) -> Result<(), Fault> {
+        let (program, args, cwd) = (self.program.clone(), self.args.clone(), self.cwd.clone());
+        let mut command = CommandWrap::with_new(&program, |c| {
+            c.args(&args)
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped());
+            if let Some(dir) = &cwd {
+                c.current_dir(dir);
+            }
+        });
+        command.wrap(ProcessGroup::leader());
+        let mut child = command.spawn().map_err(|e| Fault {
+            kind: FaultKind::Crash,
+            message: format!("could not start `{program}`: {e}"),
+        })?;
+        let stdin = child.stdin().take().expect("stdin was piped");
+        let stdout = child.stdout().take().expect("stdout was piped");
+        let mut stderr = child.stderr().take().expect("stderr was piped");
+        let (tx, lines) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(l) = line else { break };
+                if tx.send(Some(l)).is_err() {
+                    break;
+                }
+            }
+            let _ = tx.send(None);
+        });
+        let tail = Arc::new(Mutex::new(Vec::new()));
+        let sink = tail.clone();
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 4096];
+            while let Ok(n) = stderr.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                let mut t = sink.lock().unwrap_or_else(|p| p.into_inner());
+                t.extend_from_slice(&buf[..n]);
+                let excess = t.len().saturating_sub(STDERR_TAIL);
+                t.drain(..excess);
+            }
+        });
+        self.child = Some(Running {
+            child,
+            stdin,
+            lines,
+            stderr: tail,
+        });
+        let id = self.id();
+        let answer = self.exchange(protocol::hello(id, rules), self.timeout * 2)?;
+        let version = answer.get("protocol").and_then(Value::as_u64);
+        match protocol::envelope(&answer, id) {
+            Ok(Ok(_)) if version == Some(u64::from(protocol::VERSION)) => Ok(()),
+            Ok(Ok(_)) => Err(self.fail(
+                FaultKind::Protocol,
+                format!(
+                    "the driver speaks protocol {version:?}; broadside speaks {}",
+                    protocol::VERSION
+                ),
+            )),
+            Ok(Err(e)) => Err(self.driver_fault(e)),
+            Err(m) => Err(self.fail(FaultKind::Protocol, m)),
+        }
+    }
+
+    fn id(&mut self) -> u64 {
+        self.next_id += 1;
+        self.next_id
+    }
+
+    /// Sends one line and waits up to `wait` for one line back.
+    fn exchange(&mut self, request: Value, wait: Duration) -> Result<Value, Fault> {
+        let Some(running) = self.child.as_mut() else {
+            return Err(Fault {
+                kind: FaultKind::Crash,
+                message: "the target is not running".into(),
+            });
+        };
+        let op = request
+            .get("op")
+            .and_then(Value::as_str)
+            .unwrap_or("request")
+            .to_string();
+        let mut line = request.to_string();
+        line.push('\n');
+        if running
+            .stdin
+            .write_all(line.as_bytes())
+            .and_then(|()| running.stdin.flush())
+            .is_err()
+        {
+            return Err(self.died());
+        }
+        match running.lines.recv_timeout(wait) {
+            Ok(Some(text)) => serde_json::from_str(&text).map_err(|_| {
+                let shown: String = text.chars().take(QUOTE).collect();
+                self.fail(
+                    FaultKind::Protocol,
+                    format!("the target answered a line that is not JSON: {shown:?}"),
+                )
+            }),
+            Ok(None) | Err(RecvTimeoutError::Disconnected) => Err(self.died()),
+            Err(RecvTimeoutError::Timeout) => Err(self.fail(
+                FaultKind::Timeout,
+                format!(
+                    "no answer to `{op}` within {:.1} s; the target was stopped",
+                    wait.as_secs_f64()
+                ),
+            )),
+        }
+    }
+
+    /// Stops the child and returns a fault of `kind`.
+    fn fail(&mut self, kind: FaultKind, message: String) -> Fault {
+        if let Some(mut r) = self.child.take() {
+            let _ = r.child.kill();
+            let _ = r.child.wait();
+        }
+        Fault { kind, message }
+    }
+
+    /// The child closed its output or its input: report how it ended, with its stderr tail.
+    fn died(&mut self) -> Fault {
+        let Some(mut r) = self.child.take() else {
+            return Fault {
+                kind: FaultKind::Crash,
+                message: "the target is not running".into(),
+            };
+        };
+        let status = r.child.wait().ok();
+        let _ = r.child.kill();
+        let tail = String::from_utf8_lossy(&r.stderr.lock().unwrap_or_else(|p| p.into_inner()))
+            .trim()
+            .to_string();
+        let how = match status {
+            Some(s) => {
+                use std::os::unix::process::ExitStatusExt;
+                match (s.code(), s.signal()) {
+                    (_, Some(sig)) => format!("was killed by signal {sig}"),
+                    (Some(code), _) => format!("exited with status {code} mid-game"),
+                    _ => "ended".to_string(),
+                }
+            }
+            None => "ended".to_string(),
+        };
+        let mut message = format!("the target {how}");
+        if !tail.is_empty() {
+            message.push_str(&format!("; its last error output:\n{tail}"));
+        }
+        Fault {
+            kind: FaultKind::Crash,
+            message,
+        }
+    }
+
+    fn driver_fault(&mut self, e: DriverError) -> Fault {
+        let kind = match e.kind.as_str() {
+            "exception" => FaultKind::Exception,
+            "missing" => FaultKind::Missing,
+            "type" => FaultKind::Type,
+            "unsupported" => FaultKind::Unsupported,
+            _ => FaultKind::Protocol,
+        };
+        Fault {
+            kind,
+            message: e.message,
+        }
+    }
+
+    fn rules(&self) -> Result<Arc<Rules>, Fault> {
+        self.rules.clone().ok_or(Fault {
+            kind: FaultKind::Protocol,
+            message: "no game started".into(),
+        })
+    }
+
+    /// Reads one answer object into a reply for `call`.
+    fn reply(
+        &mut self,
+        answer: &Value,
+        id: u64,
+        call: &Call,
+        rules: &Rules,
+    ) -> Result<Replied, Fault> {
+        let obj = match protocol::envelope(answer, id) {
+            Ok(Ok(obj)) => obj,
+            Ok(Err(e)) => {
+                let mut f = self.driver_fault(e);
+                let out = protocol::output(answer);
+                if !out.is_empty() {
+                    f.message
+                        .push_str(&format!("\nprinted before it failed:\n{out}"));
+                }
+                return Err(f);
+            }
+            Err(m) => return Err(self.fail(FaultKind::Protocol, m)),
+        };
+        let reply = match call {
+            Call::Act(Action::RandomLayouts { count }) => {
+                random_layouts(obj, *count, &self.rules()?).map(Reply::Answer)
+            }
+            Call::Act(_) => protocol::read_answer(obj, rules).map(Reply::Answer),
+            Call::Observe(keys) => protocol::read_state(obj, keys, rules).map(Reply::State),
+        };
+        match reply {
+            Ok(reply) => Ok(Replied {
+                reply,
+                output: protocol::output(answer),
+            }),
+            Err(m) => Err(self.fail(FaultKind::Protocol, m)),
+        }
+    }
+
+    fn request_of(&mut self, call: &Call, rules: &Rules) -> (u64, Value) {
+        let id = self.id();
+        let v = match call {
+            Call::Act(a) => protocol::action(id, a, rules),
+            Call::Observe(keys) => protocol::observe(id, keys),
+        };
+        (id, v)
+    }
+}
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        if let Some(mut r) = self.child.take() {
+            let _ = r.child.kill();
+            let _ = r.child.wait();
+        }
+    }
+}
+
+impl Target for Process {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+
+    fn new_game(&mut self, rules: &Arc<Rules>, setup: &Setup) -> Result<(), Fault> {
+        if let Some(f) = &self.broken {
+            return Err(f.clone());
+        }
+        self.rules = Some(rules.clone());
+        // A submission that cannot even start fails every scenario the same way, without
+        // paying its timeout again for each.
+        if self.child.is_none()
+            && let Err(f) = self.spawn(rules)
+        {
+            let f = Fault {
+                message: format!("the submission did not start: {}", f.message),
+                ..f
+            };
+            self.broken = Some(f.clone());
+            return Err(f);
+        }
+        let id = self.id();
+        let answer = self.exchange(protocol::new_game(id, rules, setup), self.timeout)?;
+        match protocol::envelope(&answer, id) {
+            Ok(Ok(_)) => Ok(()),
+            Ok(Err(e)) => Err(self.driver_fault(e)),
+            Err(m) => Err(self.fail(FaultKind::Protocol, m)),
+        }
+    }
+
+    fn act(&mut self, action: &Action) -> Result<Answer, Fault> {
+        let rules = self.rules()?;
+        let call = Call::Act(action);
+        let (id, request) = self.request_of(&call, &rules);
+        let answer = self.exchange(request, self.timeout)?;
+        match self.reply(&answer, id, &call, &rules)?.reply {
+            Reply::Answer(a) => Ok(a),
+            Reply::State(_) => unreachable!("an action is answered with an answer"),
+        }
+    }
+
+    fn observe(&mut self, key: StateKey) -> Result<Observed, Fault> {
+        let rules = self.rules()?;
+        let call = Call::Observe(vec![key]);
+        let (id, request) = self.request_of(&call, &rules);
+        let answer = self.exchange(request, self.timeout)?;
+        match self.reply(&answer, id, &call, &rules)?.reply {
+            Reply::State(mut s) => Ok(s.remove(&key).expect("read_state reads every key")),
+            Reply::Answer(_) => unreachable!("a question is answered with a state"),
+        }
+    }
+
+    fn play(&mut self, calls: &[Call]) -> Vec<Result<Replied, Fault>> {
+        let rules = match self.rules() {
+            Ok(r) => r,
+            Err(f) => return vec![Err(f)],
+        };
+        let (ids, requests): (Vec<u64>, Vec<Value>) =
+            calls.iter().map(|c| self.request_of(c, &rules)).unzip();
+        let id = self.id();
+        let wait = self.timeout * 2
+            + Duration::from_millis(50) * u32::try_from(calls.len()).unwrap_or(u32::MAX);
+        let answer = match self.exchange(protocol::batch(id, requests), wait) {
+            Ok(a) => a,
+            Err(f) => return vec![Err(f)],
+        };
+        let responses = match protocol::envelope(&answer, id) {
+            Ok(Ok(obj)) => obj.get("responses").and_then(Value::as_array).cloned(),
+            Ok(Err(e)) => return vec![Err(self.driver_fault(e))],
+            Err(m) => return vec![Err(self.fail(FaultKind::Protocol, m))],
+        };
+        let Some(responses) = responses else {
+            return vec![Err(self.fail(
+                FaultKind::Protocol,
+                "a batch answer has no `responses` list".into(),
+            ))];
+        };
+        let mut out = Vec::new();
+        for ((call, id), answer) in calls.iter().zip(ids).zip(&responses) {
+            let r = self.reply(answer, id, call, &rules);
+            let stop = r.is_err();
+            out.push(r);
+            if stop {
+                return out;
+            }
+        }
+        if out.len() < calls.len() {
+            out.push(Err(self.fail(
+                FaultKind::Protocol,
+                format!(
+                    "a batch of {} requests got {} answers",
+                    calls.len(),
+                    responses.len()
+                ),
+            )));
+        }
+        out
+    }
+}
+
+/// Grades the fleets a student's random-layout function drew: each must be the prescribed
+/// fleet in a legal arrangement, and they must not all be the same. A wrong fleet is the
+/// student's (`rejected` with why); a malformed answer is a protocol error.
+fn random_layouts(
+    obj: &serde_json::Map<String, Value>,
+    count: u32,
+    rules: &Arc<Rules>,
+) -> Result<Answer, String> {
+    let list = obj
+        .get("layouts")
+        .and_then(Value::as_array)
+        .ok_or("answer has no `layouts` list")?;
+    if list.len() != count as usize {
+        return Err(format!("asked for {count} layouts, got {}", list.len()));
+    }
+    let mut seen = std::collections::BTreeSet::new();
+    for (n, layout) in list.iter().enumerate() {
+        let ships = layout
+            .as_array()
+            .ok_or("a layout must be a list of ships")?;
+        let mut fleet: Vec<Vec<crate::cell::Cell>> = Vec::new();
+        for ship in ships {
+            let cells = ship.as_array().ok_or("a ship must be a list of cells")?;
+            let mut out = Vec::new();
+            for c in cells {
+                let (r, col) = match c.as_array().map(Vec::as_slice) {
+                    Some([r, col]) => (r.as_i64(), col.as_i64()),
+                    _ => (None, None),
+                };
+                let (Some(r), Some(col)) = (r, col) else {
+                    return Err(format!("`{c}` is not a [row, col] cell"));
+                };
+                match rules.cell(crate::cell::RawCell { row: r, col }) {
+                    Some(cell) => out.push(cell),
+                    None => {
+                        return Ok(Answer::placement(
+                            crate::engine::Outcome::Rejected,
+                            Some(format!(
+                                "fleet {} has a ship off the board at [{r}, {col}]",
+                                n + 1
+                            )),
+                        ));
+                    }
+                }
+            }
+            out.sort();
+            fleet.push(out);
+        }
+        if let Err(why) = crate::engine::check_layout(rules, &fleet) {
+            return Ok(Answer::placement(
+                crate::engine::Outcome::Rejected,
+                Some(format!("fleet {}: {why}", n + 1)),
+            ));
+        }
+        fleet.sort();
+        seen.insert(fleet);
+    }
+    if seen.len() == 1 && count > 1 {
+        return Ok(Answer::placement(
+            crate::engine::Outcome::Rejected,
+            Some(format!(
+                "all {count} fleets are the same layout; expected random ones"
+            )),
+        ));
+    }
+    Ok(Answer::placement(crate::engine::Outcome::Ok, None))
+}

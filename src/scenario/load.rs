@@ -602,6 +602,7 @@ impl Cx<'_> {
         e: &Spanned<Value>,
         meaning: Meaning,
         rules: &Rules,
+        has_decision: bool,
     ) -> Option<Expect> {
         let value = match (meaning, e.get_ref()) {
             (Meaning::ShipAt, Value::String(s)) if s == "none" => QueryValue::Ship(None),
@@ -624,6 +625,22 @@ impl Cx<'_> {
                 return None;
             }
             (_, Value::Boolean(b)) => QueryValue::Bool(*b),
+            // Both truth values, under an accept_also decision: any true/false answer passes.
+            (_, Value::Array(a))
+                if has_decision
+                    && a.len() == 2
+                    && a.iter().all(|v| v.as_bool().is_some())
+                    && a[0] != a[1] =>
+            {
+                return Some(Expect {
+                    outcomes: vec![Outcome::Ok],
+                    ship: None,
+                    owner: None,
+                    count: None,
+                    cells: None,
+                    value: None,
+                });
+            }
             _ => {
                 self.err(
                     e.span(),
@@ -880,8 +897,12 @@ impl Cx<'_> {
             }
             None => Vec::new(),
         };
-        let lists =
-            expect.as_ref().is_some_and(|e| e.outcomes.len() > 1) || has_alternatives(&checks);
+        // A query whose answer may be either truth value counts as a list of two.
+        let either = matches!(action, Action::Query { .. })
+            && expect.as_ref().is_some_and(|e| e.value.is_none());
+        let lists = expect.as_ref().is_some_and(|e| e.outcomes.len() > 1)
+            || has_alternatives(&checks)
+            || either;
         self.decision_needs_a_list(s.decision.as_ref(), lists);
         Some(Step {
             line,
@@ -1044,7 +1065,9 @@ impl Cx<'_> {
             Action::Place { .. } | Action::Probe { .. } | Action::RandomLayouts { .. } => {
                 vec![Outcome::Ok, Outcome::Rejected]
             }
-            Action::Query { meaning, .. } => return self.query_value(e, *meaning, rules),
+            Action::Query { meaning, .. } => {
+                return self.query_value(e, *meaning, rules, has_decision);
+            }
         };
         let mut out = Expect {
             outcomes: vec![],

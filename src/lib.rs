@@ -11,6 +11,7 @@ pub mod engine;
 pub mod harness;
 pub mod load;
 pub mod protocol;
+pub mod published;
 pub mod report;
 pub mod scenario;
 pub mod spec;

@@ -35,12 +35,16 @@ struct Cli {
 enum Command {
     /// Play scenarios against a target and report.
     #[command(
-        after_help = "Examples:\n  broadside run fixtures/scenarios\n  broadside run fixtures/scenarios/colab-6x6 --format json --out report.json\n\nExit codes: 0 all passed, 1 some scenario failed, 2 the inputs are wrong."
+        after_help = "Examples:\n  broadside run fixtures/scenarios\n  broadside run fixtures/scenarios/solo-10x10 --target python:fixtures/submissions/solo-10x10/correct\n  broadside run --assignment solo-10x10 --target python:battleships.py\n  broadside run fixtures/scenarios/colab-6x6 --format json --out report.json\n\nExit codes: 0 all passed, 1 some scenario failed, 2 the inputs are wrong."
     )]
     Run {
         /// Scenario files or folders of them (searched for *.toml).
-        #[arg(required = true)]
+        #[arg(required_unless_present = "assignment")]
         paths: Vec<Utf8PathBuf>,
+        /// Run the published scenarios of this assignment, embedded in broadside (no checkout
+        /// needed); `broadside list` shows them.
+        #[arg(long)]
+        assignment: Option<String>,
         /// What to grade: `reference` (the bundled engine), `python:PATH` (a student's .py file
         /// or folder) or `cmd:COMMAND` (any program that speaks the protocol).
         #[arg(long, default_value = "reference")]
@@ -55,6 +59,9 @@ enum Command {
         #[arg(long = "spec")]
         specs: Vec<Utf8PathBuf>,
     },
+    /// List the bundled assignments and their published scenarios.
+    #[command(after_help = "Example:\n  broadside list")]
+    List,
     /// Validate specs and scenarios without running a target.
     #[command(
         after_help = "Examples:\n  broadside check specs fixtures/scenarios\n  broadside check my-scenario.toml --spec my-7x7.toml\n\nExit codes: 0 all valid, 2 some input is wrong."
@@ -132,6 +139,7 @@ fn real_main(cli: Cli) -> anyhow::Result<u8> {
     match cli.command {
         Command::Run {
             paths,
+            assignment,
             target,
             format,
             out,
@@ -144,7 +152,17 @@ fn real_main(cli: Cli) -> anyhow::Result<u8> {
                     return Ok(exit::BAD_INPUT);
                 }
             };
-            let loaded = load::load(&paths, &specs);
+            let mut loaded = load::load(&paths, &specs);
+            if let Some(id) = &assignment {
+                if broadside::published::files(id).is_empty() {
+                    let known = broadside::published::assignments().join(", ");
+                    anyhow::bail!("no published scenarios for `{id}`; expected one of: {known}");
+                }
+                match broadside::published::load(id, &specs) {
+                    Ok(s) => loaded.scenarios.extend(s),
+                    Err(errors) => loaded.errors.extend(errors),
+                }
+            }
             if !loaded.errors.is_empty() {
                 print_diagnostics(&loaded.errors);
                 return Ok(exit::BAD_INPUT);
@@ -172,6 +190,28 @@ fn real_main(cli: Cli) -> anyhow::Result<u8> {
             } else {
                 exit::FAILED
             })
+        }
+        Command::List => {
+            let specs = broadside::spec::SpecSet::builtin();
+            let mut out = anstream::stdout();
+            writeln!(
+                out,
+                "{:<18} {:>9} {:>7}  title",
+                "assignment", "scenarios", "points"
+            )?;
+            for id in specs.ids() {
+                let spec = specs.get(id).expect("listed");
+                let scenarios = broadside::published::load(id, &specs).unwrap_or_default();
+                let points: u32 = scenarios.iter().map(|s| s.points).sum();
+                let modes: Vec<&str> = spec.modes.keys().map(String::as_str).collect();
+                let title = if modes.len() > 1 {
+                    format!("{} (modes: {})", spec.title, modes.join(", "))
+                } else {
+                    spec.title.clone()
+                };
+                writeln!(out, "{id:<18} {:>9} {points:>7}  {title}", scenarios.len())?;
+            }
+            Ok(exit::PASSED)
         }
         Command::Check { paths, specs } => {
             let specs_given = specs.len();

@@ -222,7 +222,7 @@ impl Process {
                 use std::os::unix::process::ExitStatusExt;
                 match (s.code(), s.signal()) {
                     (_, Some(sig)) => format!("was killed by signal {sig}"),
-                    (Some(code), _) => format!("exited with status {code} mid-game"),
+                    (Some(code), _) => format!("exited with status {code}"),
                     _ => "ended".to_string(),
                 }
             }

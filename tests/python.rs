@@ -1,0 +1,160 @@
+//! Python submissions through the bundled driver: correct samples score full marks, and
+//! every way a submission can misbehave ends as a named fault on the scenarios it affects,
+//! in bounded time, never as a harness error.
+
+use broadside::harness::run_all;
+use broadside::report::{ScenarioResult, Status};
+use broadside::spec::SpecSet;
+use broadside::target::{FaultKind, Process, python};
+use std::time::{Duration, Instant};
+
+fn scenarios(assignment: &str) -> Vec<broadside::scenario::Scenario> {
+    broadside::published::load(assignment, &SpecSet::builtin()).expect("published scenarios load")
+}
+
+fn target(path: &str) -> Process {
+    let mut t = python::target(camino::Utf8Path::new(path)).unwrap();
+    t.timeout = Duration::from_secs(2);
+    t
+}
+
+fn run(assignment: &str, path: &str) -> Vec<ScenarioResult> {
+    run_all(&scenarios(assignment), &mut target(path))
+}
+
+fn faults(results: &[ScenarioResult]) -> Vec<FaultKind> {
+    results
+        .iter()
+        .filter_map(|r| r.fault.as_ref().map(|f| f.kind))
+        .collect()
+}
+
+#[test]
+fn correct_colab_sample_scores_full_marks() {
+    let results = run("colab-6x6", "fixtures/submissions/colab-6x6/correct");
+    let bad: Vec<_> = results
+        .iter()
+        .filter(|r| r.status != Status::Passed)
+        .map(|r| (&r.path, &r.divergence, &r.fault))
+        .collect();
+    assert!(bad.is_empty(), "{bad:#?}");
+}
+
+#[test]
+fn prints_and_input_at_import_do_not_disturb_the_protocol() {
+    let results = run("colab-6x6", "tests/fixtures/python/prints_everything.py");
+    assert!(
+        results.iter().all(|r| r.status == Status::Passed),
+        "{:#?}",
+        results.iter().map(|r| &r.fault).collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn a_hang_at_import_is_one_timeout_per_scenario_in_bounded_time() {
+    let start = Instant::now();
+    let results = run("colab-6x6", "tests/fixtures/python/hangs_at_import.py");
+    assert!(faults(&results).iter().all(|k| *k == FaultKind::Timeout));
+    assert_eq!(faults(&results).len(), results.len());
+    // The start-up timeout is paid once, not once per scenario.
+    assert!(
+        start.elapsed() < Duration::from_secs(20),
+        "took {:?}",
+        start.elapsed()
+    );
+    assert!(
+        results[1]
+            .fault
+            .as_ref()
+            .unwrap()
+            .message
+            .contains("did not start")
+    );
+}
+
+#[test]
+fn exit_at_import_is_an_exception_naming_system_exit() {
+    let results = run("colab-6x6", "tests/fixtures/python/exits_at_import.py");
+    let f = results[0].fault.as_ref().expect("a fault");
+    assert_eq!(f.kind, FaultKind::Exception);
+    assert!(f.message.contains("SystemExit"), "{}", f.message);
+    assert!(results.iter().all(|r| r.status == Status::Error));
+}
+
+#[test]
+fn a_misnamed_function_fails_only_what_needs_it() {
+    let results = run("colab-6x6", "tests/fixtures/python/misnamed_fire.py");
+    let missing: Vec<_> = results
+        .iter()
+        .filter_map(|r| r.fault.as_ref())
+        .filter(|f| f.kind == FaultKind::Missing)
+        .collect();
+    assert!(!missing.is_empty());
+    assert!(
+        missing[0]
+            .message
+            .contains("`fire` is not defined in misnamed_fire.py"),
+        "{}",
+        missing[0].message
+    );
+    // Scenarios that never fire (the new-game checks) still pass.
+    assert!(results.iter().any(|r| r.status == Status::Passed));
+}
+
+#[test]
+fn a_wrong_return_type_is_the_students_fault_with_the_value() {
+    let results = run(
+        "colab-6x6",
+        "tests/fixtures/python/fire_returns_a_number.py",
+    );
+    let f = results
+        .iter()
+        .filter_map(|r| r.fault.as_ref())
+        .find(|f| f.kind == FaultKind::Type)
+        .expect("a type fault");
+    assert!(
+        f.message.contains("`fire` returned 1 (int)"),
+        "{}",
+        f.message
+    );
+}
+
+#[test]
+fn a_child_that_garbles_the_protocol_is_a_protocol_fault() {
+    let mut t = Process::command("echo this is not json; sleep 5");
+    t.timeout = Duration::from_secs(2);
+    let results = run_all(&scenarios("colab-6x6")[..2], &mut t);
+    assert_eq!(
+        faults(&results),
+        vec![FaultKind::Protocol, FaultKind::Protocol]
+    );
+    assert!(
+        results[0]
+            .fault
+            .as_ref()
+            .unwrap()
+            .message
+            .contains("not JSON")
+    );
+}
+
+#[test]
+fn a_child_that_dies_is_a_crash_with_its_last_words() {
+    let mut t = Process::command("echo goodbye >&2; exit 3");
+    let results = run_all(&scenarios("colab-6x6")[..1], &mut t);
+    let f = results[0].fault.as_ref().unwrap();
+    assert_eq!(f.kind, FaultKind::Crash);
+    assert!(f.message.contains("goodbye"), "{}", f.message);
+}
+
+#[test]
+fn the_driver_also_runs_as_a_cmd_target() {
+    let driver = concat!(env!("CARGO_MANIFEST_DIR"), "/drivers/python_driver.py");
+    let sample = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/fixtures/submissions/colab-6x6/correct"
+    );
+    let mut t = Process::command(&format!("python3 {driver} {sample}"));
+    let results = run_all(&scenarios("colab-6x6"), &mut t);
+    assert!(results.iter().all(|r| r.status == Status::Passed));
+}

@@ -47,6 +47,8 @@ struct Running {
     stdin: ChildStdin,
     lines: Receiver<Option<String>>,
     stderr: Arc<Mutex<Vec<u8>>>,
+    /// The thread reading standard error; it ends when the child's stderr closes.
+    stderr_reader: std::thread::JoinHandle<()>,
 }
 
 impl Process {
@@ -113,7 +115,7 @@ impl Process {
         });
         let tail = Arc::new(Mutex::new(Vec::new()));
         let sink = tail.clone();
-        std::thread::spawn(move || {
+        let stderr_reader = std::thread::spawn(move || {
             let mut buf = [0u8; 4096];
             while let Ok(n) = stderr.read(&mut buf) {
                 if n == 0 {
@@ -130,6 +132,7 @@ impl Process {
             stdin,
             lines,
             stderr: tail,
+            stderr_reader,
         });
         let id = self.id();
         let answer = self.exchange(protocol::hello(id, rules), self.timeout * 2)?;
@@ -214,6 +217,12 @@ impl Process {
         };
         let status = r.child.wait().ok();
         let _ = r.child.kill();
+        // Let the stderr reader drain what the child wrote last (bounded: a grandchild may
+        // still hold the pipe open).
+        let deadline = std::time::Instant::now() + Duration::from_secs(1);
+        while !r.stderr_reader.is_finished() && std::time::Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(10));
+        }
         let tail = String::from_utf8_lossy(&r.stderr.lock().unwrap_or_else(|p| p.into_inner()))
             .trim()
             .to_string();

@@ -190,8 +190,8 @@ class Colab:
         want("fire", word, lambda w: w in self.WORDS, "one of " + ", ".join(map(repr, self.WORDS)))
         answer = {"outcome": word}
         if word == "sunk":
-            answer["ship"] = want("ship_at", self.sub.call("ship_at", self.game, pos),
-                                  lambda n: isinstance(n, str), "a ship name")
+            detail(answer, "ship", lambda: want("ship_at", self.sub.call("ship_at", self.game, pos),
+                                                lambda n: isinstance(n, str), "a ship name"))
         return answer
 
     def sunk(self, name):
@@ -301,6 +301,16 @@ class Colab:
         raise StudentError("unsupported", "colab-6x6 has no probe `{}`".format(name))
 
 
+def detail(answer, key, compute):
+    """Adds a detail to an answer; if the function behind it fails, the answer goes without it
+    and says why, so one broken helper does not fault every shot that uses it."""
+    try:
+        answer[key] = compute()
+    except StudentError as e:
+        answer["reason"] = "{} could not be read: {}".format(key, e.message)
+    return answer
+
+
 def snapshot(game):
     ships = game.get("ships")
     shots = game.get("shots")
@@ -375,12 +385,16 @@ class Solo:
         self.fleet, ship = result
         self.name_of(ship)
         if self.sunk(ship):
-            return {"outcome": "sunk", "ship": self.kind(ship)}
+            return detail({"outcome": "sunk"}, "ship", lambda: self.kind(ship))
         return {"outcome": "hit"}
 
     def observe(self, key):
         if key in ("remaining", "sunk"):
-            return [self.name_of(s) for s in self.ships() if self.sunk(s) == (key == "sunk")]
+            # Read ship by ship, reported in the spec's fleet order (decision fleet-order-lists),
+            # whatever order the student's list keeps.
+            order = {f["name"]: i for i, f in enumerate(self.rules["fleet"])}
+            names = [self.name_of(s) for s in self.ships() if self.sunk(s) == (key == "sunk")]
+            return sorted(names, key=lambda n: order.get(n, len(order)))
         if key == "won":
             return not want_bool("are_unsunk_ships_left",
                                  self.sub.call("are_unsunk_ships_left", self.ships()))
@@ -445,7 +459,10 @@ class Solo:
                  lambda f: isinstance(f, list) and all(isinstance(s, tuple) and len(s) == 5 for s in f),
                  "a list of ship tuples")
             ships = []
-            for row, col, horizontal, length, _hits in fleet:
+            for row, col, horizontal, length, hits in fleet:
+                if hits:
+                    raise StudentError("type", "`randomly_place_all_ships` returned a ship with hits "
+                                       "{!r}; a new fleet has none".format(hits))
                 ships.append([[row, col + i] if horizontal else [row + i, col] for i in range(length)])
             layouts.append(ships)
         return {"outcome": "ok", "layouts": layouts}

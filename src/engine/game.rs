@@ -535,8 +535,11 @@ impl Game {
         self.end
     }
 
+    /// Whether a one-player game is won: every ship sunk. With no ship placed at all this is
+    /// true, as the handouts' `has_won()` / `are_unsunk_ships_left()` answer for an empty fleet.
     pub fn won(&self) -> bool {
         self.end == Some(End::Won)
+            || (self.rules.players.len() == 1 && self.ships_of(0).next().is_none())
     }
 
     pub fn lost(&self) -> bool {

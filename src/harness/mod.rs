@@ -126,7 +126,7 @@ pub fn run_scenario(scenario: &Scenario, target: &mut dyn Target) -> ScenarioRes
                 ..
             }) => s,
             Ok(_) => return Stop::protocol(None).finish(result),
-            Err(stop) => return stop.finish(result),
+            Err(Stop::Faulted(f, _)) => return result.errored_at_end(f),
         };
         if let Some((check, observed)) = first_mismatch(&scenario.end, &state) {
             return result.failed(Divergence {

@@ -113,6 +113,15 @@ impl ScenarioResult {
         self
     }
 
+    /// A fault while reading the `[end]` state, after every step was played.
+    pub fn errored_at_end(mut self, f: Fault) -> ScenarioResult {
+        let message = format!("while reading the state at the end: {}", f.message);
+        self.status = Status::Error;
+        self.steps_run = self.steps;
+        self.fault = Some(Fault { message, ..f });
+        self
+    }
+
     pub fn errored(mut self, f: Fault, step: Option<usize>) -> ScenarioResult {
         self.status = Status::Error;
         self.steps_run = step.unwrap_or(0);

@@ -77,7 +77,9 @@ pub fn to_text(report: &Report, color: bool) -> String {
             );
         }
         if let Some(f) = &r.fault {
-            let at = if r.steps_run == 0 {
+            let at = if f.message.starts_with("while reading the state at the end") {
+                "at the end".to_string()
+            } else if r.steps_run == 0 {
                 "before the first step".to_string()
             } else {
                 format!("at step {}", r.steps_run)

@@ -188,13 +188,19 @@ impl Process {
                 )
             }),
             Ok(None) | Err(RecvTimeoutError::Disconnected) => Err(self.died()),
-            Err(RecvTimeoutError::Timeout) => Err(self.fail(
-                FaultKind::Timeout,
-                format!(
-                    "no answer to `{op}` within {:.1} s; the target was stopped",
+            Err(RecvTimeoutError::Timeout) => {
+                let what = if op == "batch" {
+                    "the scenario's calls".to_string()
+                } else {
+                    format!("`{op}`")
+                };
+                let message = format!(
+                    "the submission did not finish {what} within {:.1} s (an endless loop, or \
+                     waiting for input?); it was stopped",
                     wait.as_secs_f64()
-                ),
-            )),
+                );
+                Err(self.fail(FaultKind::Timeout, message))
+            }
         }
     }
 

@@ -1,0 +1,93 @@
+//! Every sample submission behaves as `fixtures/submissions/<assignment>/expected.toml` says:
+//! the correct one scores full marks, and each buggy one fails exactly the scenarios its bug
+//! should fail (named there, with the bug in a sentence) and no others.
+
+use broadside::harness::run_all;
+use broadside::report::Status;
+use broadside::spec::SpecSet;
+use std::collections::{BTreeMap, BTreeSet};
+use std::time::Duration;
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Expected {
+    bug: String,
+    fails: Vec<String>,
+    #[serde(default)]
+    faults: Vec<String>,
+}
+
+fn check(assignment: &str) {
+    let dir = format!("fixtures/submissions/{assignment}");
+    let text = std::fs::read_to_string(format!("{dir}/expected.toml")).unwrap();
+    let expected: BTreeMap<String, Expected> = toml::from_str(&text).unwrap();
+    let folders: BTreeSet<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().is_dir())
+        .map(|e| e.file_name().into_string().unwrap())
+        .collect();
+    assert_eq!(
+        folders,
+        expected.keys().cloned().collect(),
+        "{dir}: a sample without an entry, or an entry without a sample"
+    );
+    assert!(
+        expected.len() >= 9,
+        "{dir}: a correct sample and at least eight buggy ones"
+    );
+    assert!(
+        expected["correct"].fails.is_empty(),
+        "the correct sample must fail nothing"
+    );
+    let specs = SpecSet::builtin();
+    let loaded =
+        broadside::load::load(&[format!("fixtures/scenarios/{assignment}").into()], &specs);
+    assert!(loaded.errors.is_empty());
+    let mut problems = Vec::new();
+    for (name, want) in &expected {
+        assert!(!want.bug.is_empty());
+        let mut target =
+            broadside::target::python::target(camino::Utf8Path::new(&format!("{dir}/{name}")))
+                .unwrap();
+        target.timeout = Duration::from_secs(3);
+        let results = run_all(&loaded.scenarios, &mut target);
+        let file =
+            |r: &broadside::report::ScenarioResult| r.path.rsplit('/').next().unwrap().to_string();
+        let fails: BTreeSet<String> = results
+            .iter()
+            .filter(|r| r.status != Status::Passed)
+            .map(file)
+            .collect();
+        let faults: BTreeSet<String> = results
+            .iter()
+            .filter(|r| r.status == Status::Error)
+            .map(file)
+            .collect();
+        let want_fails: BTreeSet<String> = want.fails.iter().cloned().collect();
+        let want_faults: BTreeSet<String> = want.faults.iter().cloned().collect();
+        if fails != want_fails || faults != want_faults {
+            problems.push(format!(
+                "{name} ({}):\n  fails  {:?}\n  wanted {:?}\n  faults {:?}\n  wanted {:?}",
+                want.bug, fails, want_fails, faults, want_faults
+            ));
+        }
+        if name != "correct" {
+            assert!(
+                !want_fails.is_empty(),
+                "{name}: a buggy sample must fail something"
+            );
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn colab_samples_fail_exactly_what_their_bugs_should() {
+    check("colab-6x6");
+}
+
+#[test]
+fn solo_samples_fail_exactly_what_their_bugs_should() {
+    check("solo-10x10");
+}

@@ -6,6 +6,7 @@ use super::outcome::{Event, Outcome};
 use crate::cell::{Cell, MAX_SIDE, RawCell};
 use crate::spec::{Counter, LostCheck, Meaning, Rules, Touching};
 use serde::Serialize;
+use std::ops::ControlFlow;
 use std::sync::Arc;
 
 const NONE: u8 = u8::MAX;
@@ -313,20 +314,10 @@ impl Game {
     /// Scans row or column `index` with the drone: counts ship cells, hit or not
     /// (battleboats, "Drone": "The drone will count boat spots that have already been hit").
     pub fn drone(&mut self, axis: Axis, index: i64) -> Answer {
-        if let Some(a) = self.game_over_answer() {
-            return a;
-        }
-        let shooter = self.next;
-        let Some(uses) = self.rules.drone_uses else {
-            return Answer::of(Outcome::Invalid, None);
+        let shooter = match self.power_ready(0) {
+            ControlFlow::Continue(shooter) => shooter,
+            ControlFlow::Break(a) => return a,
         };
-        if self.powers_used[0] >= uses {
-            return self.apply(
-                Event::PowerUsedUp,
-                shooter,
-                Answer::of(Outcome::UsedUp, None),
-            );
-        }
         let limit = match axis {
             Axis::Row => self.rules.rows,
             Axis::Col => self.rules.cols,
@@ -359,20 +350,10 @@ impl Game {
     /// Fires a missile at the 3×3 square centred on `centre`, clipped to the board
     /// (battleboats, "Missile"). Each struck cell is resolved like a shot but costs no shot.
     pub fn missile(&mut self, centre: RawCell) -> Answer {
-        if let Some(a) = self.game_over_answer() {
-            return a;
-        }
-        let shooter = self.next;
-        let Some(uses) = self.rules.missile_uses else {
-            return Answer::of(Outcome::Invalid, None);
+        let shooter = match self.power_ready(1) {
+            ControlFlow::Continue(shooter) => shooter,
+            ControlFlow::Break(a) => return a,
         };
-        if self.powers_used[1] >= uses {
-            return self.apply(
-                Event::PowerUsedUp,
-                shooter,
-                Answer::of(Outcome::UsedUp, None),
-            );
-        }
         if self.on_board(centre).is_none() {
             return self.apply(
                 Event::PowerOffBoard,
@@ -402,6 +383,32 @@ impl Game {
             }
         }
         self.apply(Event::Missile, shooter, a)
+    }
+
+    /// Whether power `slot` (0 drone, 1 missile) may be used now: the player using it, or
+    /// the answer when it may not (the game is over, the assignment has no such power, or it
+    /// is used up: battleboats §5, "There is no turn penalty").
+    fn power_ready(&mut self, slot: usize) -> ControlFlow<Answer, usize> {
+        if let Some(a) = self.game_over_answer() {
+            return ControlFlow::Break(a);
+        }
+        let shooter = self.next;
+        let limit = if slot == 0 {
+            self.rules.drone_uses
+        } else {
+            self.rules.missile_uses
+        };
+        let Some(uses) = limit else {
+            return ControlFlow::Break(Answer::of(Outcome::Invalid, None));
+        };
+        if self.powers_used[slot] >= uses {
+            return ControlFlow::Break(self.apply(
+                Event::PowerUsedUp,
+                shooter,
+                Answer::of(Outcome::UsedUp, None),
+            ));
+        }
+        ControlFlow::Continue(shooter)
     }
 
     /// Resolves a shot on an on-board cell: records it and updates hits. No counters.

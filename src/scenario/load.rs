@@ -543,6 +543,27 @@ impl Cx<'_> {
         }
     }
 
+    /// A `query` or `probe` name the spec does not define.
+    fn unknown_name(
+        &mut self,
+        span: Range<usize>,
+        rules: &Rules,
+        what: &str,
+        name: &str,
+        names: &[&str],
+    ) {
+        let expected = if names.is_empty() {
+            format!("no `{what}` (this assignment has none)")
+        } else {
+            format!("one of: {}", names.join(", "))
+        };
+        self.err(
+            span,
+            format!("{} has no {what} `{name}`", rules.id),
+            expected,
+        );
+    }
+
     /// A `query = NAME` step with its `at` cell.
     fn query(
         &mut self,
@@ -554,15 +575,7 @@ impl Cx<'_> {
         let name = value.get_ref().as_str().unwrap_or_default();
         let Some(q) = rules.query(name) else {
             let names: Vec<&str> = rules.queries.iter().map(|q| q.name.as_str()).collect();
-            self.err(
-                value.span(),
-                format!("{} has no query `{name}`", rules.id),
-                if names.is_empty() {
-                    "no `query` (this assignment has none)".to_string()
-                } else {
-                    format!("one of: {}", names.join(", "))
-                },
-            );
+            self.unknown_name(value.span(), rules, "query", name, &names);
             return None;
         };
         let Some(at_value) = at else {
@@ -768,15 +781,7 @@ impl Cx<'_> {
                 let name = value.get_ref().as_str().unwrap_or_default();
                 if rules.probe(name).is_none() {
                     let names: Vec<&str> = rules.probes.iter().map(|p| p.name.as_str()).collect();
-                    self.err(
-                        value.span(),
-                        format!("{} has no probe `{name}`", rules.id),
-                        if names.is_empty() {
-                            "no `probe` (this assignment has none)".to_string()
-                        } else {
-                            format!("one of: {}", names.join(", "))
-                        },
-                    );
+                    self.unknown_name(value.span(), rules, "probe", name, &names);
                     return None;
                 }
                 Action::Probe {

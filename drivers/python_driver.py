@@ -115,6 +115,10 @@ class Submission:
                 "missing", "`{}` is not defined in {}".format(function, os.path.basename(self.file)))
         try:
             return fn(*args)
+        except MemoryError as e:
+            raise StudentError(
+                "limit", "`{}` ran out of memory (the submission's memory is limited)".format(function),
+                student_trace(e, self.file))
         except BaseException as e:
             raise StudentError(
                 "exception", "`{}` raised {}".format(function, describe(e)),

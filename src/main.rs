@@ -171,8 +171,10 @@ fn real_main(cli: Cli) -> anyhow::Result<u8> {
                 anyhow::bail!("no scenarios found under {}", joined(&paths));
             }
             let mut target = make_target(&target)?;
-            let results = broadside::harness::run_all(&loaded.scenarios, target.as_mut());
-            let report = Report::new(target.name(), results);
+            let (results, faults) =
+                broadside::harness::run_submission(&loaded.scenarios, target.as_mut());
+            let mut report = Report::new(target.name(), results);
+            report.faults = faults;
             let text = match (format, &out) {
                 (Format::Json, _) => report::to_json(&report),
                 (Format::Text, Some(_)) => report::to_text(&report, false),

@@ -14,7 +14,7 @@ fn scenarios(assignment: &str) -> Vec<broadside::scenario::Scenario> {
 
 fn target(path: &str) -> Process {
     let mut t = python::target(camino::Utf8Path::new(path)).unwrap();
-    t.timeout = Duration::from_secs(2);
+    t.limits.request_timeout = Duration::from_secs(2);
     t
 }
 
@@ -122,7 +122,7 @@ fn a_wrong_return_type_is_the_students_fault_with_the_value() {
 #[test]
 fn a_child_that_garbles_the_protocol_is_a_protocol_fault() {
     let mut t = Process::command("echo this is not json; sleep 5");
-    t.timeout = Duration::from_secs(2);
+    t.limits.request_timeout = Duration::from_secs(2);
     let results = run_all(&scenarios("colab-6x6")[..2], &mut t);
     assert_eq!(
         faults(&results),

@@ -50,7 +50,7 @@ fn check(assignment: &str) {
         let mut target =
             broadside::target::python::target(camino::Utf8Path::new(&format!("{dir}/{name}")))
                 .unwrap();
-        target.timeout = Duration::from_secs(3);
+        target.limits.request_timeout = Duration::from_secs(3);
         let results = run_all(&loaded.scenarios, &mut target);
         let file =
             |r: &broadside::report::ScenarioResult| r.path.rsplit('/').next().unwrap().to_string();

@@ -181,7 +181,17 @@ impl Stop {
     }
 }
 
-/// Plays every scenario in order on `target`.
+/// Plays every scenario in order on `target` (the target stays open for more).
 pub fn run_all(scenarios: &[Scenario], target: &mut dyn Target) -> Vec<ScenarioResult> {
     scenarios.iter().map(|s| run_scenario(s, target)).collect()
+}
+
+/// Grades a submission: every scenario in order, then [`Target::finish`], whose faults (a
+/// `leak`) belong to the submission as a whole.
+pub fn run_submission(
+    scenarios: &[Scenario],
+    target: &mut dyn Target,
+) -> (Vec<ScenarioResult>, Vec<Fault>) {
+    let results = run_all(scenarios, target);
+    (results, target.finish())
 }

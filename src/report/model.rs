@@ -16,6 +16,9 @@ pub struct Report {
     pub target: String,
     pub summary: Summary,
     pub scenarios: Vec<ScenarioResult>,
+    /// Faults of the submission as a whole, outside any scenario (a `leak`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub faults: Vec<Fault>,
 }
 
 /// Counts over the scenarios of a report.
@@ -148,11 +151,12 @@ impl Report {
             target,
             summary,
             scenarios: results,
+            faults: Vec::new(),
         }
     }
 
-    /// Whether every scenario passed.
+    /// Whether every scenario passed and the submission left nothing behind.
     pub fn all_passed(&self) -> bool {
-        self.summary.passed == self.summary.scenarios
+        self.summary.passed == self.summary.scenarios && self.faults.is_empty()
     }
 }

@@ -90,6 +90,17 @@ pub fn to_text(report: &Report, color: bool) -> String {
             }
         }
     }
+    for f in &report.faults {
+        let _ = writeln!(
+            out,
+            "{} the submission: {}",
+            paint(yellow, "FAULT"),
+            f.kind.word()
+        );
+        for line in f.message.lines() {
+            let _ = writeln!(out, "        {}", clean(line));
+        }
+    }
     let s = &report.summary;
     let noun = if s.scenarios == 1 {
         "scenario"

@@ -3,6 +3,7 @@
 //! The harness only talks to an implementation through these operations (DESIGN.md,
 //! "Targets and the protocol"); the reference engine is a target too.
 
+pub mod limits;
 pub mod process;
 pub mod python;
 pub mod reference;
@@ -28,6 +29,12 @@ pub trait Target {
     fn act(&mut self, action: &Action) -> Result<Answer, Fault>;
     /// Answers one state question.
     fn observe(&mut self, key: StateKey) -> Result<Observed, Fault>;
+
+    /// Ends the target after its last scenario: stops any child and reports what the
+    /// submission left behind (a `leak`), as faults of the whole submission.
+    fn finish(&mut self) -> Vec<Fault> {
+        Vec::new()
+    }
 
     /// Plays a whole scenario's calls after `new_game`, answering each in order and stopping
     /// at the first fault (later calls get no answer). Child targets override this to send
@@ -110,6 +117,10 @@ pub enum FaultKind {
     Crash,
     /// The target does not support this operation.
     Unsupported,
+    /// The submission hit a resource limit (CPU, memory, file size, output, processes).
+    Limit,
+    /// Processes the submission started were still running after it was done.
+    Leak,
 }
 
 /// A target's failure to answer, with what it said.
@@ -132,6 +143,8 @@ impl FaultKind {
             FaultKind::Timeout => "timeout",
             FaultKind::Crash => "crash",
             FaultKind::Unsupported => "unsupported",
+            FaultKind::Limit => "limit",
+            FaultKind::Leak => "leak",
         }
     }
 }

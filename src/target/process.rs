@@ -5,6 +5,7 @@
 //! thread (one line per answer) and standard error on another (its tail goes into crash
 //! reports). The child runs in its own process group, killed as a group.
 
+use super::limits::{self, Limits};
 use super::{Call, Fault, FaultKind, Observed, Replied, Reply, Target};
 use crate::engine::Answer;
 use crate::protocol::{self, DriverError};
@@ -13,11 +14,29 @@ use crate::spec::{Rules, StateKey};
 use process_wrap::std::{ChildWrapper, CommandWrap, ProcessGroup};
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Read, Write};
+use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::process::{ChildStdin, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
+
+/// The environment variable that marks every process a target starts.
+const MARK: &str = "BROADSIDE_CHILD";
+/// Distinguishes the targets of one broadside process.
+static NEXT_MARK: AtomicU64 = AtomicU64::new(1);
+/// The longest answer line read, in bytes; a longer one is a `limit` fault.
+const LINE_LIMIT: usize = 8 * 1024 * 1024;
+/// How long a child has between SIGTERM and SIGKILL.
+const GRACE: Duration = Duration::from_millis(200);
+
+/// What the stdout reader thread passes on.
+enum Line {
+    Text(String),
+    TooLong,
+    Eof,
+}
 
 /// How much of the child's standard error is kept for a crash report, in bytes.
 const STDERR_TAIL: usize = 8 * 1024;
@@ -30,9 +49,12 @@ pub struct Process {
     program: String,
     args: Vec<String>,
     cwd: Option<PathBuf>,
-    /// How long one request may take before the child is stopped (a batch gets this plus a
-    /// little per call).
-    pub timeout: Duration,
+    /// Resource limits and timeouts for the child.
+    pub limits: Limits,
+    /// The unprivileged user the child runs as (when broadside runs as root).
+    drop_to: Option<u32>,
+    /// An environment mark every process of this target inherits, to find leftovers.
+    marker: String,
     child: Option<Running>,
     /// A fault at start-up (no answer to `hello`): later scenarios get it at once.
     broken: Option<Fault>,
@@ -45,7 +67,7 @@ pub struct Process {
 struct Running {
     child: Box<dyn ChildWrapper>,
     stdin: ChildStdin,
-    lines: Receiver<Option<String>>,
+    lines: Receiver<Line>,
     stderr: Arc<Mutex<Vec<u8>>>,
     /// The thread reading standard error; it ends when the child's stderr closes.
     stderr_reader: std::thread::JoinHandle<()>,
@@ -59,7 +81,13 @@ impl Process {
             program,
             args,
             cwd,
-            timeout: Duration::from_secs(5),
+            limits: Limits::default(),
+            drop_to: limits::running_as_root().then_some(limits::NOBODY),
+            marker: format!(
+                "{}-{}",
+                std::process::id(),
+                NEXT_MARK.fetch_add(1, Ordering::Relaxed)
+            ),
             child: None,
             broken: None,
             rules: None,
@@ -86,13 +114,23 @@ impl Process {
 
     fn spawn(&mut self, rules: &Rules) -> Result<(), Fault> {
         let (program, args, cwd) = (self.program.clone(), self.args.clone(), self.cwd.clone());
+        let (limits, drop_to, marker) = (self.limits.clone(), self.drop_to, self.marker.clone());
+        // Orphans of the child (a process that left its group) are reparented to us, so the
+        // leak check can find and reap them.
+        let _ = nix::sys::prctl::set_child_subreaper(true);
         let mut command = CommandWrap::with_new(&program, |c| {
             c.args(&args)
                 .stdin(Stdio::piped())
                 .stdout(Stdio::piped())
-                .stderr(Stdio::piped());
+                .stderr(Stdio::piped())
+                .env(MARK, &marker);
             if let Some(dir) = &cwd {
                 c.current_dir(dir);
+            }
+            // SAFETY: the closure only makes async-signal-safe system calls (setrlimit,
+            // unshare, setgroups, setgid, setuid) and does not allocate.
+            unsafe {
+                c.pre_exec(move || limits::apply_in_child(&limits, drop_to));
             }
         });
         command.wrap(ProcessGroup::leader());
@@ -105,13 +143,22 @@ impl Process {
         let mut stderr = child.stderr().take().expect("stderr was piped");
         let (tx, lines) = channel();
         std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(l) = line else { break };
-                if tx.send(Some(l)).is_err() {
+            let mut reader = BufReader::new(stdout);
+            loop {
+                let mut line = Vec::new();
+                let read = (&mut reader)
+                    .take(LINE_LIMIT as u64 + 1)
+                    .read_until(b'\n', &mut line);
+                let msg = match read {
+                    Ok(0) | Err(_) => Line::Eof,
+                    Ok(_) if line.len() > LINE_LIMIT => Line::TooLong,
+                    Ok(_) => Line::Text(String::from_utf8_lossy(&line).trim_end().to_string()),
+                };
+                let stop = !matches!(msg, Line::Text(_));
+                if tx.send(msg).is_err() || stop {
                     break;
                 }
             }
-            let _ = tx.send(None);
         });
         let tail = Arc::new(Mutex::new(Vec::new()));
         let sink = tail.clone();
@@ -135,7 +182,7 @@ impl Process {
             stderr_reader,
         });
         let id = self.id();
-        let answer = self.exchange(protocol::hello(id, rules), self.timeout * 2)?;
+        let answer = self.exchange(protocol::hello(id, rules), self.limits.request_timeout * 2)?;
         let version = answer.get("protocol").and_then(Value::as_u64);
         match protocol::envelope(&answer, id) {
             Ok(Ok(_)) if version == Some(u64::from(protocol::VERSION)) => Ok(()),
@@ -180,14 +227,21 @@ impl Process {
             return Err(self.died());
         }
         match running.lines.recv_timeout(wait) {
-            Ok(Some(text)) => serde_json::from_str(&text).map_err(|_| {
+            Ok(Line::TooLong) => Err(self.fail(
+                FaultKind::Limit,
+                format!(
+                    "the target answered a line over {} MiB",
+                    LINE_LIMIT / (1024 * 1024)
+                ),
+            )),
+            Ok(Line::Text(text)) => serde_json::from_str(&text).map_err(|_| {
                 let shown: String = text.chars().take(QUOTE).collect();
                 self.fail(
                     FaultKind::Protocol,
                     format!("the target answered a line that is not JSON: {shown:?}"),
                 )
             }),
-            Ok(None) | Err(RecvTimeoutError::Disconnected) => Err(self.died()),
+            Ok(Line::Eof) | Err(RecvTimeoutError::Disconnected) => Err(self.died()),
             Err(RecvTimeoutError::Timeout) => {
                 let what = if op == "batch" {
                     "the scenario's calls".to_string()
@@ -206,9 +260,8 @@ impl Process {
 
     /// Stops the child and returns a fault of `kind`.
     fn fail(&mut self, kind: FaultKind, message: String) -> Fault {
-        if let Some(mut r) = self.child.take() {
-            let _ = r.child.kill();
-            let _ = r.child.wait();
+        if let Some(r) = self.child.take() {
+            stop(r);
         }
         Fault { kind, message }
     }
@@ -236,6 +289,24 @@ impl Process {
             Some(s) => {
                 use std::os::unix::process::ExitStatusExt;
                 match (s.code(), s.signal()) {
+                    (_, Some(24)) => {
+                        return Fault {
+                            kind: FaultKind::Limit,
+                            message: format!(
+                                "the submission used more than {} CPU seconds",
+                                self.limits.cpu_secs
+                            ),
+                        };
+                    }
+                    (_, Some(25)) => {
+                        return Fault {
+                            kind: FaultKind::Limit,
+                            message: format!(
+                                "the submission wrote a file over {} MiB",
+                                self.limits.file_size_mib
+                            ),
+                        };
+                    }
                     (_, Some(sig)) => format!("was killed by signal {sig}"),
                     (Some(code), _) => format!("exited with status {code}"),
                     _ => "ended".to_string(),
@@ -258,6 +329,7 @@ impl Process {
             "exception" => FaultKind::Exception,
             "missing" => FaultKind::Missing,
             "type" => FaultKind::Type,
+            "limit" => FaultKind::Limit,
             "unsupported" => FaultKind::Unsupported,
             _ => FaultKind::Protocol,
         };
@@ -323,16 +395,97 @@ impl Process {
 
 impl Drop for Process {
     fn drop(&mut self) {
-        if let Some(mut r) = self.child.take() {
-            let _ = r.child.kill();
-            let _ = r.child.wait();
+        if let Some(r) = self.child.take() {
+            stop(r);
         }
+        let _ = leftovers(&self.marker, true);
     }
+}
+
+/// Stops a child and its group: SIGTERM, a short grace period, then SIGKILL; then reaps it.
+fn stop(mut r: Running) {
+    let _ = r.child.signal(nix::sys::signal::Signal::SIGTERM as i32);
+    let deadline = std::time::Instant::now() + GRACE;
+    while std::time::Instant::now() < deadline {
+        if matches!(r.child.try_wait(), Ok(Some(_))) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let _ = r.child.kill();
+    let _ = r.child.wait();
+}
+
+/// Processes still running that carry `marker` in their environment (they came from this
+/// target), as `(pid, command line)`. With `kill`, each is killed and reaped.
+fn leftovers(marker: &str, kill: bool) -> Vec<(i32, String)> {
+    let needle = format!("{MARK}={marker}");
+    let mut found = Vec::new();
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return found;
+    };
+    for entry in dir.flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<i32>().ok())
+        else {
+            continue;
+        };
+        let Ok(env) = std::fs::read(entry.path().join("environ")) else {
+            continue;
+        };
+        if !env.split(|b| *b == 0).any(|kv| kv == needle.as_bytes()) {
+            continue;
+        }
+        let cmd = std::fs::read(entry.path().join("cmdline"))
+            .map(|c| {
+                String::from_utf8_lossy(&c)
+                    .replace('\0', " ")
+                    .trim()
+                    .to_string()
+            })
+            .unwrap_or_default();
+        if kill {
+            let p = nix::unistd::Pid::from_raw(pid);
+            let _ = nix::sys::signal::kill(p, nix::sys::signal::Signal::SIGKILL);
+            let _ = nix::sys::wait::waitpid(p, None);
+        }
+        found.push((pid, cmd));
+    }
+    found
 }
 
 impl Target for Process {
     fn name(&self) -> String {
         self.name.clone()
+    }
+
+    fn finish(&mut self) -> Vec<Fault> {
+        if let Some(r) = self.child.take() {
+            stop(r);
+        }
+        let left = leftovers(&self.marker, true);
+        if left.is_empty() {
+            return Vec::new();
+        }
+        let list: Vec<String> = left
+            .iter()
+            .map(|(pid, cmd)| format!("{pid} {cmd}"))
+            .collect();
+        vec![Fault {
+            kind: FaultKind::Leak,
+            message: format!(
+                "{} the submission started outlived it and {} killed:\n{}",
+                if left.len() == 1 {
+                    "1 process".to_string()
+                } else {
+                    format!("{} processes", left.len())
+                },
+                if left.len() == 1 { "was" } else { "were" },
+                list.join("\n")
+            ),
+        }]
     }
 
     fn new_game(&mut self, rules: &Arc<Rules>, setup: &Setup) -> Result<(), Fault> {
@@ -353,7 +506,10 @@ impl Target for Process {
             return Err(f);
         }
         let id = self.id();
-        let answer = self.exchange(protocol::new_game(id, rules, setup), self.timeout)?;
+        let answer = self.exchange(
+            protocol::new_game(id, rules, setup),
+            self.limits.request_timeout,
+        )?;
         match protocol::envelope(&answer, id) {
             Ok(Ok(_)) => Ok(()),
             Ok(Err(e)) => Err(self.driver_fault(e)),
@@ -365,7 +521,7 @@ impl Target for Process {
         let rules = self.rules()?;
         let call = Call::Act(action);
         let (id, request) = self.request_of(&call, &rules);
-        let answer = self.exchange(request, self.timeout)?;
+        let answer = self.exchange(request, self.limits.request_timeout)?;
         match self.reply(&answer, id, &call, &rules)?.reply {
             Reply::Answer(a) => Ok(a),
             Reply::State(_) => unreachable!("an action is answered with an answer"),
@@ -376,7 +532,7 @@ impl Target for Process {
         let rules = self.rules()?;
         let call = Call::Observe(vec![key]);
         let (id, request) = self.request_of(&call, &rules);
-        let answer = self.exchange(request, self.timeout)?;
+        let answer = self.exchange(request, self.limits.request_timeout)?;
         match self.reply(&answer, id, &call, &rules)?.reply {
             Reply::State(mut s) => Ok(s.remove(&key).expect("read_state reads every key")),
             Reply::Answer(_) => unreachable!("a question is answered with a state"),
@@ -391,8 +547,9 @@ impl Target for Process {
         let (ids, requests): (Vec<u64>, Vec<Value>) =
             calls.iter().map(|c| self.request_of(c, &rules)).unzip();
         let id = self.id();
-        let wait = self.timeout * 2
-            + Duration::from_millis(50) * u32::try_from(calls.len()).unwrap_or(u32::MAX);
+        let wait = (self.limits.request_timeout * 2
+            + Duration::from_millis(50) * u32::try_from(calls.len()).unwrap_or(u32::MAX))
+        .min(self.limits.scenario_timeout);
         let answer = match self.exchange(protocol::batch(id, requests), wait) {
             Ok(a) => a,
             Err(f) => return vec![Err(f)],

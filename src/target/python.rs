@@ -1,11 +1,15 @@
 //! `python:PATH`: a student's Python file or folder, run under broadside's bundled driver.
 //!
-//! The driver (`drivers/python_driver.py`, compiled into the binary and written to a private
-//! temporary folder at run time) imports the student's module and adapts the assignment's
-//! exact function API to the protocol.
+//! The driver (`drivers/python_driver.py`, compiled into the binary) and a copy of the
+//! submission go into a private temporary folder; the child runs there, so it sees only its
+//! own files in its working directory. When broadside runs as root the folder belongs to the
+//! unprivileged user the child runs as.
 
 use super::Process;
+use super::limits::{self, NOBODY};
 use camino::Utf8Path;
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
 
 /// The bundled Python driver.
 pub const DRIVER: &str = include_str!("../../drivers/python_driver.py");
@@ -17,26 +21,67 @@ pub fn interpreter() -> String {
 
 /// A target for the submission at `path` (a `.py` file, or a folder holding the module).
 ///
-/// Errors: the path does not exist, or the driver cannot be written.
+/// Errors: the path does not exist, or the private folder cannot be prepared.
 pub fn target(path: &Utf8Path) -> Result<Process, String> {
-    let abs = std::fs::canonicalize(path).map_err(|e| format!("python:{path}: {e}"))?;
+    let src = std::fs::canonicalize(path).map_err(|e| format!("python:{path}: {e}"))?;
     let dir = tempfile::Builder::new()
-        .prefix("broadside-driver-")
+        .prefix("broadside-")
         .tempdir()
-        .map_err(|e| format!("could not make a folder for the Python driver: {e}"))?;
+        .map_err(|e| format!("could not make a private folder for the submission: {e}"))?;
+    let io = |e: std::io::Error| format!("could not prepare the submission's folder: {e}");
     let driver = dir.path().join("broadside_driver.py");
-    std::fs::write(&driver, DRIVER)
-        .map_err(|e| format!("could not write the Python driver: {e}"))?;
-    let cwd = if abs.is_dir() {
-        abs.clone()
+    std::fs::write(&driver, DRIVER).map_err(io)?;
+    let work = dir.path().join("work");
+    std::fs::create_dir(&work).map_err(io)?;
+    let name = src
+        .file_name()
+        .map(|n| n.to_os_string())
+        .unwrap_or_default();
+    let copy = if src.is_dir() {
+        copy_tree(&src, &work).map_err(io)?;
+        work.clone()
     } else {
-        abs.parent().map_or(abs.clone(), |p| p.to_path_buf())
+        std::fs::copy(&src, work.join(&name)).map_err(io)?;
+        work.join(&name)
     };
+    // The child may read the driver and owns its working folder, nothing else here.
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).map_err(io)?;
+    std::fs::set_permissions(&driver, std::fs::Permissions::from_mode(0o644)).map_err(io)?;
+    if limits::running_as_root() {
+        chown_tree(&work, NOBODY).map_err(io)?;
+    }
     let args = vec![
         "-u".to_string(),
         "-B".to_string(),
         driver.to_string_lossy().into_owned(),
-        abs.to_string_lossy().into_owned(),
+        copy.to_string_lossy().into_owned(),
     ];
-    Ok(Process::new(format!("python:{path}"), interpreter(), args, Some(cwd)).keep(dir))
+    Ok(Process::new(format!("python:{path}"), interpreter(), args, Some(work)).keep(dir))
+}
+
+/// Copies the regular files and folders under `from` into `to` (links are not followed).
+fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
+    for entry in std::fs::read_dir(from)? {
+        let entry = entry?;
+        let kind = entry.file_type()?;
+        let dest = to.join(entry.file_name());
+        if kind.is_dir() {
+            std::fs::create_dir(&dest)?;
+            copy_tree(&entry.path(), &dest)?;
+        } else if kind.is_file() {
+            std::fs::copy(entry.path(), dest)?;
+        }
+    }
+    Ok(())
+}
+
+fn chown_tree(path: &Path, uid: u32) -> std::io::Result<()> {
+    let id = Some(uid);
+    std::os::unix::fs::chown(path, id, id)?;
+    if path.is_dir() {
+        for entry in std::fs::read_dir(path)? {
+            chown_tree(&entry?.path(), uid)?;
+        }
+    }
+    Ok(())
 }

@@ -15,6 +15,8 @@ import traceback
 
 PROTOCOL = 1
 OUTPUT_LIMIT = 16 * 1024
+PRINT_CAP = 1024 * 1024
+MAIN_PID = os.getpid()
 
 # Keep the protocol streams away from student code: fd 0 becomes /dev/null and fd 1 goes to
 # stderr, so even a C-level write cannot corrupt an answer.
@@ -36,27 +38,58 @@ class StudentError(Exception):
         self.trace = trace
 
 
-class Capture:
-    """Captures what student code prints (stdout and stderr) while a request runs."""
+class Sink(io.TextIOBase):
+    """A text stream that keeps the head and the tail of what is written and counts it all."""
 
     def __init__(self):
-        self.buffer = io.StringIO()
+        self.head = []
+        self.head_len = 0
+        self.tail = ""
+        self.total = 0
+
+    def writable(self):
+        return True
+
+    def write(self, text):
+        text = str(text)
+        written = len(text)
+        self.total += written
+        half = OUTPUT_LIMIT // 2
+        if self.head_len < half:
+            part = text[:half - self.head_len]
+            self.head.append(part)
+            self.head_len += len(part)
+            text = text[len(part):]
+        if text:
+            self.tail = (self.tail + text)[-half:]
+        return written
+
+
+class Capture:
+    """Captures what student code prints (stdout and stderr) while a request runs: the head
+    and tail are kept, with a marker between, and the total is counted against a cap."""
+
+    def __init__(self):
+        self.sink = Sink()
 
     def __enter__(self):
         self.saved = (sys.stdout, sys.stderr)
-        sys.stdout = sys.stderr = self.buffer
+        sys.stdout = sys.stderr = self.sink
         return self
 
     def __exit__(self, *exc):
         sys.stdout, sys.stderr = self.saved
         return False
 
+    def flooded(self):
+        return self.sink.total > PRINT_CAP
+
     def text(self):
-        t = self.buffer.getvalue()
-        if len(t) > OUTPUT_LIMIT:
-            half = OUTPUT_LIMIT // 2
-            t = t[:half] + "\n[... output cut ...]\n" + t[-half:]
-        return t
+        head = "".join(self.sink.head)
+        if self.sink.total <= len(head) + len(self.sink.tail):
+            return head + self.sink.tail
+        cut = self.sink.total - len(head) - len(self.sink.tail)
+        return head + "\n[... {} characters cut ...]\n".format(cut) + self.sink.tail
 
 
 class Submission:
@@ -115,6 +148,18 @@ class Submission:
                 "missing", "`{}` is not defined in {}".format(function, os.path.basename(self.file)))
         try:
             return fn(*args)
+        except OSError as e:
+            if e.errno == 11 and isinstance(e, BlockingIOError):  # EAGAIN from fork: processes
+                raise StudentError(
+                    "limit", "`{}` could not start more processes (the submission's process count "
+                    "is limited)".format(function), student_trace(e, self.file))
+            if e.errno == 27:  # EFBIG: the file-size limit
+                raise StudentError(
+                    "limit", "`{}` wrote a file larger than the submission may write".format(function),
+                    student_trace(e, self.file))
+            raise StudentError(
+                "exception", "`{}` raised {}".format(function, describe(e)),
+                student_trace(e, self.file))
         except MemoryError as e:
             raise StudentError(
                 "limit", "`{}` ran out of memory (the submission's memory is limited)".format(function),
@@ -523,6 +568,13 @@ class Driver:
                 reply = {"id": rid, "ok": False, "error": {
                     "kind": "protocol", "message": "driver error: " + describe(e),
                     "traceback": traceback.format_exc()}}
+        if os.getpid() != MAIN_PID:
+            # A process the student forked returned into the driver: it must never speak.
+            os._exit(0)
+        if cap.flooded() and reply.get("ok"):
+            reply = {"id": rid, "ok": False, "error": {
+                "kind": "limit", "message": "the submission printed {} characters in one call; "
+                "at most {} are allowed".format(cap.sink.total, PRINT_CAP), "traceback": ""}}
         reply["output"] = cap.text()
         return reply
 

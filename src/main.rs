@@ -58,6 +58,18 @@ enum Command {
         /// Extra spec files (a course's own variant); may repeat.
         #[arg(long = "spec")]
         specs: Vec<Utf8PathBuf>,
+        /// Seconds one request to a child target may take.
+        #[arg(long, default_value_t = 5.0)]
+        timeout: f64,
+        /// Seconds one scenario may take in a child target.
+        #[arg(long, default_value_t = 30.0)]
+        scenario_timeout: f64,
+        /// Address space of a child target, in MiB.
+        #[arg(long, default_value_t = 1024)]
+        memory_mib: u64,
+        /// CPU seconds of a child target over its whole life.
+        #[arg(long, default_value_t = 60)]
+        cpu_secs: u64,
     },
     /// List the bundled assignments and their published scenarios.
     #[command(after_help = "Example:\n  broadside list")]
@@ -106,18 +118,50 @@ fn print_diagnostics(errors: &[broadside::diag::Diagnostic]) {
     let _ = writeln!(err, "{} found", plural(errors.len(), "problem", "problems"));
 }
 
+/// Warns about hidden scenarios that other users can read: a child runs as another user, and
+/// a file it can read is a file it can search for expected outcomes.
+fn warn_readable_hidden(scenarios: &[broadside::scenario::Scenario]) {
+    use std::os::unix::fs::PermissionsExt;
+    for s in scenarios
+        .iter()
+        .filter(|s| s.visibility != broadside::scenario::Visibility::Visible)
+    {
+        let path = std::path::Path::new(&s.source.path);
+        // Readable by others: the file has the others-read bit and every folder above it the
+        // others-search bit.
+        let Ok(abs) = std::fs::canonicalize(path) else {
+            continue;
+        };
+        let mode = |p: &std::path::Path| std::fs::metadata(p).map_or(0, |m| m.permissions().mode());
+        let open = mode(&abs) & 0o004 != 0 && abs.ancestors().skip(1).all(|d| mode(d) & 0o001 != 0);
+        if open {
+            let _ = writeln!(
+                anstream::stderr(),
+                "warning: hidden scenario {} is readable by other users; keep hidden suites in a folder only the grader can read (chmod 700)",
+                s.source.path
+            );
+        }
+    }
+}
+
 /// `reference`, `python:PATH` or `cmd:COMMAND`.
-fn make_target(spec: &str) -> anyhow::Result<Box<dyn Target>> {
+fn make_target(
+    spec: &str,
+    limits: broadside::target::limits::Limits,
+) -> anyhow::Result<Box<dyn Target>> {
     if spec == "reference" {
         return Ok(Box::new(Reference::new()));
     }
     if let Some(path) = spec.strip_prefix("python:") {
-        let target = broadside::target::python::target(camino::Utf8Path::new(path))
+        let mut target = broadside::target::python::target(camino::Utf8Path::new(path))
             .map_err(anyhow::Error::msg)?;
+        target.limits = limits;
         return Ok(Box::new(target));
     }
     if let Some(command) = spec.strip_prefix("cmd:") {
-        return Ok(Box::new(broadside::target::Process::command(command)));
+        let mut target = broadside::target::Process::command(command);
+        target.limits = limits;
+        return Ok(Box::new(target));
     }
     anyhow::bail!("unknown target `{spec}`; expected `reference`, `python:PATH` or `cmd:COMMAND`")
 }
@@ -144,7 +188,27 @@ fn real_main(cli: Cli) -> anyhow::Result<u8> {
             format,
             out,
             specs,
+            timeout,
+            scenario_timeout,
+            memory_mib,
+            cpu_secs,
         } => {
+            // Out-of-range or non-finite values are pulled into 0.05 s … 1 h.
+            let secs = |s: f64| {
+                let s = if s.is_finite() {
+                    s.clamp(0.05, 3600.0)
+                } else {
+                    3600.0
+                };
+                std::time::Duration::from_secs_f64(s)
+            };
+            let limits = broadside::target::limits::Limits {
+                request_timeout: secs(timeout),
+                scenario_timeout: secs(scenario_timeout),
+                memory_mib: memory_mib.max(16),
+                cpu_secs: cpu_secs.max(1),
+                ..Default::default()
+            };
             let specs = match load::specs(&specs) {
                 Ok(s) => s,
                 Err(errors) => {
@@ -167,10 +231,11 @@ fn real_main(cli: Cli) -> anyhow::Result<u8> {
                 print_diagnostics(&loaded.errors);
                 return Ok(exit::BAD_INPUT);
             }
+            warn_readable_hidden(&loaded.scenarios);
             if loaded.scenarios.is_empty() {
                 anyhow::bail!("no scenarios found under {}", joined(&paths));
             }
-            let mut target = make_target(&target)?;
+            let mut target = make_target(&target, limits)?;
             let (results, faults) =
                 broadside::harness::run_submission(&loaded.scenarios, target.as_mut());
             let mut report = Report::new(target.name(), results);

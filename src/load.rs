@@ -38,7 +38,10 @@ pub fn discover(paths: &[Utf8PathBuf]) -> Result<Vec<Utf8PathBuf>, Diagnostic> {
             .filter_entry(|e| e.depth() == 0 || !e.file_name().to_string_lossy().starts_with('.'));
         for entry in walk {
             let entry = entry.map_err(|e| file_error(path, &e.to_string(), "a readable folder"))?;
-            if entry.file_type().is_file() && toml.is_match(entry.file_name()) {
+            if entry.file_type().is_file()
+                && toml.is_match(entry.file_name())
+                && entry.file_name() != SUITE_FILE
+            {
                 match Utf8PathBuf::from_path_buf(entry.into_path()) {
                     Ok(p) => found.push(p),
                     Err(p) => {
@@ -167,4 +170,44 @@ pub fn load(paths: &[Utf8PathBuf], specs: &SpecSet) -> Loaded {
         }
     }
     loaded
+}
+
+/// The `[limits]` table of a `suite.toml` (every field optional; the defaults fill the rest).
+#[derive(Debug, Clone, Default, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SuiteLimits {
+    pub cpu_secs: Option<u64>,
+    pub memory_mib: Option<u64>,
+    pub open_files: Option<u64>,
+    pub file_size_mib: Option<u64>,
+    pub processes: Option<u64>,
+    pub timeout_secs: Option<f64>,
+    pub scenario_timeout_secs: Option<f64>,
+}
+
+/// A suite's settings file, `suite.toml`, beside its scenarios.
+#[derive(Debug, Clone, Default, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Suite {
+    #[serde(default)]
+    pub limits: SuiteLimits,
+}
+
+/// The name of a suite's settings file; discovery never treats it as a scenario.
+pub const SUITE_FILE: &str = "suite.toml";
+
+/// The `suite.toml` of the first folder among `paths` that has one.
+///
+/// Errors: the file is not valid TOML or has keys broadside does not know.
+pub fn suite(paths: &[Utf8PathBuf]) -> Result<Option<Suite>, Diagnostic> {
+    for path in paths.iter().filter(|p| p.is_dir()) {
+        let file = path.join(SUITE_FILE);
+        if file.is_file() {
+            let source = read_source(&file)?;
+            return toml::from_str(&source.text)
+                .map(Some)
+                .map_err(|e| crate::diag::from_toml(&source, &e));
+        }
+    }
+    Ok(None)
 }

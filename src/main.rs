@@ -58,18 +58,18 @@ enum Command {
         /// Extra spec files (a course's own variant); may repeat.
         #[arg(long = "spec")]
         specs: Vec<Utf8PathBuf>,
-        /// Seconds one request to a child target may take.
-        #[arg(long, default_value_t = 5.0)]
-        timeout: f64,
-        /// Seconds one scenario may take in a child target.
-        #[arg(long, default_value_t = 30.0)]
-        scenario_timeout: f64,
-        /// Address space of a child target, in MiB.
-        #[arg(long, default_value_t = 1024)]
-        memory_mib: u64,
-        /// CPU seconds of a child target over its whole life.
-        #[arg(long, default_value_t = 60)]
-        cpu_secs: u64,
+        /// Seconds one request to a child target may take [default: 5, or the suite's].
+        #[arg(long)]
+        timeout: Option<f64>,
+        /// Seconds one scenario may take in a child target [default: 30, or the suite's].
+        #[arg(long)]
+        scenario_timeout: Option<f64>,
+        /// Memory of a child target, in MiB [default: 1024, or the suite's].
+        #[arg(long)]
+        memory_mib: Option<u64>,
+        /// CPU seconds of a child target over its whole life [default: 60, or the suite's].
+        #[arg(long)]
+        cpu_secs: Option<u64>,
     },
     /// List the bundled assignments and their published scenarios.
     #[command(after_help = "Example:\n  broadside list")]
@@ -193,21 +193,38 @@ fn real_main(cli: Cli) -> anyhow::Result<u8> {
             memory_mib,
             cpu_secs,
         } => {
+            // A flag wins over the suite's `[limits]`, which wins over the defaults.
+            let suite = match load::suite(&paths) {
+                Ok(s) => s.unwrap_or_default().limits,
+                Err(d) => {
+                    print_diagnostics(&[d]);
+                    return Ok(exit::BAD_INPUT);
+                }
+            };
+            let base = broadside::target::limits::Limits::default();
             // Out-of-range or non-finite values are pulled into 0.05 s … 1 h.
-            let secs = |s: f64| {
-                let s = if s.is_finite() {
-                    s.clamp(0.05, 3600.0)
-                } else {
-                    3600.0
-                };
-                std::time::Duration::from_secs_f64(s)
+            let secs = |s: Option<f64>, default: std::time::Duration| match s {
+                Some(s) if s.is_finite() => {
+                    std::time::Duration::from_secs_f64(s.clamp(0.05, 3600.0))
+                }
+                Some(_) => std::time::Duration::from_secs(3600),
+                None => default,
             };
             let limits = broadside::target::limits::Limits {
-                request_timeout: secs(timeout),
-                scenario_timeout: secs(scenario_timeout),
-                memory_mib: memory_mib.max(16),
-                cpu_secs: cpu_secs.max(1),
-                ..Default::default()
+                request_timeout: secs(timeout.or(suite.timeout_secs), base.request_timeout),
+                scenario_timeout: secs(
+                    scenario_timeout.or(suite.scenario_timeout_secs),
+                    base.scenario_timeout,
+                ),
+                memory_mib: memory_mib
+                    .or(suite.memory_mib)
+                    .unwrap_or(base.memory_mib)
+                    .max(16),
+                cpu_secs: cpu_secs.or(suite.cpu_secs).unwrap_or(base.cpu_secs).max(1),
+                open_files: suite.open_files.unwrap_or(base.open_files).clamp(16, 4096),
+                file_size_mib: suite.file_size_mib.unwrap_or(base.file_size_mib).max(1),
+                processes: suite.processes.unwrap_or(base.processes).clamp(4, 4096),
+                ..base
             };
             let specs = match load::specs(&specs) {
                 Ok(s) => s,
@@ -240,6 +257,7 @@ fn real_main(cli: Cli) -> anyhow::Result<u8> {
                 broadside::harness::run_submission(&loaded.scenarios, target.as_mut());
             let mut report = Report::new(target.name(), results);
             report.faults = faults;
+            report.notes = target.notes();
             let text = match (format, &out) {
                 (Format::Json, _) => report::to_json(&report),
                 (Format::Text, Some(_)) => report::to_text(&report, false),
@@ -290,7 +308,10 @@ fn real_main(cli: Cli) -> anyhow::Result<u8> {
                 }
             };
             let extra = specs_given;
-            let loaded = load::load(&paths, &specs);
+            let mut loaded = load::load(&paths, &specs);
+            if let Err(d) = load::suite(&paths) {
+                loaded.errors.push(d);
+            }
             if !loaded.errors.is_empty() {
                 print_diagnostics(&loaded.errors);
                 return Ok(exit::BAD_INPUT);

@@ -158,3 +158,86 @@ fn help_has_an_example_for_each_command() {
         );
     }
 }
+
+#[test]
+fn a_suite_toml_sets_the_limits_and_a_flag_overrides_it() {
+    let dir = std::env::temp_dir().join(format!("broadside-suite-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy(
+        "fixtures/scenarios/colab-6x6/01-handout-example.toml",
+        dir.join("01.toml"),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("suite.toml"),
+        "[limits]\ntimeout_secs = 0.5\nscenario_timeout_secs = 1\n",
+    )
+    .unwrap();
+    let hostile = "python:fixtures/submissions/hostile/sleep_past_timeout.py";
+    let start = std::time::Instant::now();
+    let out = broadside()
+        .args(["run", "--format", "json", "--target", hostile])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(
+        start.elapsed() < std::time::Duration::from_secs(5),
+        "the suite's timeout was not used"
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["scenarios"][0]["fault"]["kind"], "timeout");
+    assert!(
+        v["scenarios"][0]["fault"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("1.0 s"),
+        "{v}"
+    );
+    // suite.toml is settings, not a scenario, and a flag beats it.
+    assert_eq!(v["summary"]["scenarios"], 1);
+    let out = broadside()
+        .args([
+            "run",
+            "--format",
+            "json",
+            "--scenario-timeout",
+            "0.3",
+            "--target",
+            hostile,
+        ])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(
+        v["scenarios"][0]["fault"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("0.3 s"),
+        "{v}"
+    );
+}
+
+#[test]
+fn a_suite_toml_with_an_unknown_limit_is_bad_input() {
+    let dir = std::env::temp_dir().join(format!("broadside-suite-bad-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy(
+        "fixtures/scenarios/colab-6x6/01-handout-example.toml",
+        dir.join("01.toml"),
+    )
+    .unwrap();
+    std::fs::write(dir.join("suite.toml"), "[limits]\nmemory_gb = 2\n").unwrap();
+    let out = broadside().arg("check").arg(&dir).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("suite.toml:2:1"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    broadside()
+        .args(["run", "--target", "reference"])
+        .arg(&dir)
+        .assert()
+        .code(2);
+}

@@ -158,3 +158,24 @@ fn the_driver_also_runs_as_a_cmd_target() {
     let results = run_all(&scenarios("colab-6x6"), &mut t);
     assert!(results.iter().all(|r| r.status == Status::Passed));
 }
+
+#[test]
+fn runtime_profiles_bound_data_size_instead_of_address_space() {
+    use broadside::target::limits::{Limits, Profile};
+    let mut t = Process::command("echo v=$(ulimit -v) d=$(ulimit -d) n=$(ulimit -n) >&2; exit 1");
+    t.limits = Limits::for_profile(Profile::Ghc);
+    let results = run_all(&scenarios("colab-6x6")[..1], &mut t);
+    let message = &results[0].fault.as_ref().unwrap().message;
+    assert!(message.contains("v=unlimited d=1048576 n=64"), "{message}");
+    let mut t = Process::command("echo v=$(ulimit -v) d=$(ulimit -d) >&2; exit 1");
+    t.limits = Limits::for_profile(Profile::Python);
+    let results = run_all(&scenarios("colab-6x6")[..1], &mut t);
+    assert!(
+        results[0]
+            .fault
+            .as_ref()
+            .unwrap()
+            .message
+            .contains("v=1048576 d=unlimited")
+    );
+}

@@ -59,7 +59,16 @@ case "$CACHE" in
     cold) export PYTHONDONTWRITEBYTECODE=1; unset PYTHONPYCACHEPREFIX ;;
     *) echo "bench.sh: CACHE must be warm or cold, not $CACHE" >&2; exit 2 ;;
 esac
-export BROADSIDE_PYTHON="$PYTHON"
+# As root, broadside's children run as `nobody`, who cannot reach an interpreter under a
+# private home (pyenv under /root here): then the child, and the import it is compared with,
+# use the system's python3 instead.
+CHILD_PYTHON=$PYTHON
+if [ "$(id -u)" = 0 ] && [[ "$(readlink -f "$PYTHON")" == /root/* ]] && [ -x /usr/bin/python3 ]; then
+    CHILD_PYTHON=/usr/bin/python3
+fi
+export BROADSIDE_PYTHON="$CHILD_PYTHON"
+chmod 711 "$WORK"
+mkdir -p "$WORK/pycache" && chmod 1777 "$WORK/pycache"
 export BATTLESHIPS_DIR="$ROOT/$SUBMISSION"
 TEST_FILE="$WORK/test_solo_10x10_equivalent.py"
 
@@ -75,7 +84,7 @@ reps, warmup, coverage, binary = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
 python, scenarios, submission, work, test_file, cache = sys.argv[5:11]
 root = os.getcwd()
 commands = [  # (name, working folder, argv)
-    ("import", submission, [python, "-c", "import battleships"]),
+    ("import", submission, [os.environ["BROADSIDE_PYTHON"], "-c", "import battleships"]),
     ("broadside", ".", [binary, "run", scenarios, "--target", "python:" + submission,
                         "--format", "json"]),
     ("pytest", work, [python, "-m", "pytest", "-q", "-p", "no:cacheprovider", test_file]),

@@ -19,6 +19,9 @@ pub struct Report {
     /// Faults of the submission as a whole, outside any scenario (a `leak`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub faults: Vec<Fault>,
+    /// How the target was contained, where it matters (e.g. no network isolation).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 /// Counts over the scenarios of a report.
@@ -152,6 +155,7 @@ impl Report {
             summary,
             scenarios: results,
             faults: Vec::new(),
+            notes: Vec::new(),
         }
     }
 

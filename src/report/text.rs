@@ -101,6 +101,9 @@ pub fn to_text(report: &Report, color: bool) -> String {
             let _ = writeln!(out, "        {}", clean(line));
         }
     }
+    for n in &report.notes {
+        let _ = writeln!(out, "note: {}", clean(n));
+    }
     let s = &report.summary;
     let noun = if s.scenarios == 1 {
         "scenario"

@@ -9,9 +9,11 @@ use std::time::Duration;
 pub struct Limits {
     /// CPU seconds for the child's whole life (RLIMIT_CPU; SIGXCPU past it).
     pub cpu_secs: u64,
-    /// Address space in MiB (RLIMIT_AS). Profiles for runtimes that reserve large address
-    /// ranges (a JVM, GHC) set it higher or use data size instead.
+    /// Memory in MiB: address space (RLIMIT_AS) or data size (RLIMIT_DATA), as `memory_kind`
+    /// says.
     pub memory_mib: u64,
+    /// Which limit bounds memory; see [`Profile`].
+    pub memory_kind: MemoryKind,
     /// Open file descriptors (RLIMIT_NOFILE).
     pub open_files: u64,
     /// Largest file the child may write, in MiB (RLIMIT_FSIZE; SIGXFSZ past it).
@@ -30,11 +32,51 @@ impl Default for Limits {
         Limits {
             cpu_secs: 60,
             memory_mib: 1024,
+            memory_kind: MemoryKind::AddressSpace,
             open_files: 64,
             file_size_mib: 16,
             processes: 64,
             request_timeout: Duration::from_secs(5),
             scenario_timeout: Duration::from_secs(30),
+        }
+    }
+}
+
+/// How a child's memory is bounded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MemoryKind {
+    /// RLIMIT_AS: every mapping counts (right for CPython).
+    AddressSpace,
+    /// RLIMIT_DATA: what the process really allocates; for runtimes that reserve large address
+    /// ranges up front (a JVM's heap reservation, GHC's two-terabyte block), which an
+    /// address-space limit would stop at start-up.
+    DataSize,
+}
+
+/// Per-language defaults.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Profile {
+    Python,
+    /// A JVM (javac, java): data-size limit and more memory.
+    Jvm,
+    /// A GHC-compiled program: data-size limit.
+    Ghc,
+}
+
+impl Limits {
+    /// The defaults for a language's runtime.
+    pub fn for_profile(profile: Profile) -> Limits {
+        match profile {
+            Profile::Python => Limits::default(),
+            Profile::Jvm => Limits {
+                memory_mib: 2048,
+                memory_kind: MemoryKind::DataSize,
+                ..Limits::default()
+            },
+            Profile::Ghc => Limits {
+                memory_kind: MemoryKind::DataSize,
+                ..Limits::default()
+            },
         }
     }
 }
@@ -57,7 +99,11 @@ pub fn apply_in_child(limits: &Limits, drop_to: Option<u32>) -> std::io::Result<
     let mib = |n: u64| n.saturating_mul(1024 * 1024);
     let set = |r: Resource, v: u64| setrlimit(r, v, v).map_err(std::io::Error::from);
     set(Resource::RLIMIT_CPU, limits.cpu_secs)?;
-    set(Resource::RLIMIT_AS, mib(limits.memory_mib))?;
+    let memory = match limits.memory_kind {
+        MemoryKind::AddressSpace => Resource::RLIMIT_AS,
+        MemoryKind::DataSize => Resource::RLIMIT_DATA,
+    };
+    set(memory, mib(limits.memory_mib))?;
     set(Resource::RLIMIT_NOFILE, limits.open_files)?;
     set(Resource::RLIMIT_FSIZE, mib(limits.file_size_mib))?;
     set(Resource::RLIMIT_CORE, 0)?;

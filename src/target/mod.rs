@@ -36,6 +36,12 @@ pub trait Target {
         Vec::new()
     }
 
+    /// What the report should say about how this target was contained, e.g. that the
+    /// network could not be cut off.
+    fn notes(&self) -> Vec<String> {
+        Vec::new()
+    }
+
     /// Plays a whole scenario's calls after `new_game`, answering each in order and stopping
     /// at the first fault (later calls get no answer). Child targets override this to send
     /// one `batch` request.

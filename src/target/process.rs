@@ -134,9 +134,17 @@ impl Process {
             }
         });
         command.wrap(ProcessGroup::leader());
-        let mut child = command.spawn().map_err(|e| Fault {
-            kind: FaultKind::Crash,
-            message: format!("could not start `{program}`: {e}"),
+        let mut child = command.spawn().map_err(|e| {
+            let hint = if e.kind() == std::io::ErrorKind::PermissionDenied && drop_to.is_some() {
+                " (as root, broadside runs children as `nobody`: the program and every folder \
+                 above it must be open to other users; set BROADSIDE_PYTHON to one that is)"
+            } else {
+                ""
+            };
+            Fault {
+                kind: FaultKind::Crash,
+                message: format!("could not start `{program}`: {e}{hint}"),
+            }
         })?;
         let stdin = child.stdin().take().expect("stdin was piped");
         let stdout = child.stdout().take().expect("stdout was piped");
@@ -459,6 +467,17 @@ fn leftovers(marker: &str, kill: bool) -> Vec<(i32, String)> {
 impl Target for Process {
     fn name(&self) -> String {
         self.name.clone()
+    }
+
+    fn notes(&self) -> Vec<String> {
+        if self.drop_to.is_some() {
+            return Vec::new();
+        }
+        vec![
+            "broadside is not running as root, so the submission ran as the same user, with the \
+             network and that user's files within reach; resource limits and timeouts applied"
+                .to_string(),
+        ]
     }
 
     fn finish(&mut self) -> Vec<Fault> {

@@ -200,14 +200,12 @@ fn the_network_is_out_of_reach() {
     // A listener on the grader's loopback: reachable from the host, not from the child's own
     // network namespace. No traffic leaves the machine.
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    // SAFETY: set before any child starts in this test; other tests do not read it.
-    unsafe {
-        std::env::set_var(
-            "HOSTILE_PORT",
-            listener.local_addr().unwrap().port().to_string(),
-        )
-    };
-    let (r, _, _) = grade("open_network.py");
+    let port = listener.local_addr().unwrap().port().to_string();
+    let path = format!("{CORPUS}/open_network.py");
+    let t = python::target(camino::Utf8Path::new(&path))
+        .unwrap()
+        .env("HOSTILE_PORT", &port);
+    let (r, _, _) = grade_target(limited(t));
     assert_eq!(
         r.status,
         Status::Passed,

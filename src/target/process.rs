@@ -55,6 +55,8 @@ pub struct Process {
     drop_to: Option<u32>,
     /// An environment mark every process of this target inherits, to find leftovers.
     marker: String,
+    /// Extra environment variables for the child.
+    env: Vec<(String, String)>,
     child: Option<Running>,
     /// A fault at start-up (no answer to `hello`): later scenarios get it at once.
     broken: Option<Fault>,
@@ -88,6 +90,7 @@ impl Process {
                 std::process::id(),
                 NEXT_MARK.fetch_add(1, Ordering::Relaxed)
             ),
+            env: Vec::new(),
             child: None,
             broken: None,
             rules: None,
@@ -106,6 +109,12 @@ impl Process {
         )
     }
 
+    /// Sets an environment variable for the child (before it starts).
+    pub fn env(mut self, key: &str, value: &str) -> Process {
+        self.env.push((key.to_string(), value.to_string()));
+        self
+    }
+
     /// Keeps `dir` alive as long as the target (it holds files the child runs).
     pub fn keep(mut self, dir: tempfile::TempDir) -> Process {
         self._keep = Some(dir);
@@ -115,6 +124,7 @@ impl Process {
     fn spawn(&mut self, rules: &Rules) -> Result<(), Fault> {
         let (program, args, cwd) = (self.program.clone(), self.args.clone(), self.cwd.clone());
         let (limits, drop_to, marker) = (self.limits.clone(), self.drop_to, self.marker.clone());
+        let env = self.env.clone();
         // Orphans of the child (a process that left its group) are reparented to us, so the
         // leak check can find and reap them.
         let _ = nix::sys::prctl::set_child_subreaper(true);
@@ -123,6 +133,7 @@ impl Process {
                 .stdin(Stdio::piped())
                 .stdout(Stdio::piped())
                 .stderr(Stdio::piped())
+                .envs(env.iter().map(|(k, v)| (k, v)))
                 .env(MARK, &marker);
             if let Some(dir) = &cwd {
                 c.current_dir(dir);

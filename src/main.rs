@@ -70,6 +70,15 @@ enum Command {
         /// CPU seconds of a child target over its whole life [default: 60, or the suite's].
         #[arg(long)]
         cpu_secs: Option<u64>,
+        /// Open files of a child target [default: 64, or the suite's].
+        #[arg(long)]
+        open_files: Option<u64>,
+        /// Largest file a child target may write, in MiB [default: 16, or the suite's].
+        #[arg(long)]
+        file_size_mib: Option<u64>,
+        /// Processes a child target may run [default: 64, or the suite's].
+        #[arg(long)]
+        processes: Option<u64>,
     },
     /// List the bundled assignments and their published scenarios.
     #[command(after_help = "Example:\n  broadside list")]
@@ -137,7 +146,7 @@ fn warn_readable_hidden(scenarios: &[broadside::scenario::Scenario]) {
         if open {
             let _ = writeln!(
                 anstream::stderr(),
-                "warning: hidden scenario {} is readable by other users; keep hidden suites in a folder only the grader can read (chmod 700)",
+                "warning: hidden scenario {} is readable by other users; python: targets run jailed, but a cmd: program sees what other users may read: keep hidden suites in a folder only the grader can read (chmod 700)",
                 s.source.path
             );
         }
@@ -192,6 +201,9 @@ fn real_main(cli: Cli) -> anyhow::Result<u8> {
             scenario_timeout,
             memory_mib,
             cpu_secs,
+            open_files,
+            file_size_mib,
+            processes,
         } => {
             // A flag wins over the suite's `[limits]`, which wins over the defaults.
             let suite = match load::suite(&paths) {
@@ -221,9 +233,18 @@ fn real_main(cli: Cli) -> anyhow::Result<u8> {
                     .unwrap_or(base.memory_mib)
                     .max(16),
                 cpu_secs: cpu_secs.or(suite.cpu_secs).unwrap_or(base.cpu_secs).max(1),
-                open_files: suite.open_files.unwrap_or(base.open_files).clamp(16, 4096),
-                file_size_mib: suite.file_size_mib.unwrap_or(base.file_size_mib).max(1),
-                processes: suite.processes.unwrap_or(base.processes).clamp(4, 4096),
+                open_files: open_files
+                    .or(suite.open_files)
+                    .unwrap_or(base.open_files)
+                    .clamp(16, 4096),
+                file_size_mib: file_size_mib
+                    .or(suite.file_size_mib)
+                    .unwrap_or(base.file_size_mib)
+                    .max(1),
+                processes: processes
+                    .or(suite.processes)
+                    .unwrap_or(base.processes)
+                    .clamp(4, 4096),
                 ..base
             };
             let specs = match load::specs(&specs) {

@@ -92,9 +92,14 @@ pub fn running_as_root() -> bool {
 /// Runs in the child between fork and exec: only async-signal-safe system calls (setrlimit,
 /// unshare, setgroups/setgid/setuid), no allocation.
 ///
-/// As root: a new network namespace (no interface but a down loopback: no network), then
-/// the unprivileged user. Errors abort the spawn (the child never runs unlimited).
-pub fn apply_in_child(limits: &Limits, drop_to: Option<u32>) -> std::io::Result<()> {
+/// As root: a new network namespace (no interface but a down loopback: no network), the
+/// [`Jail`] if there is one, then the unprivileged user. Errors abort the spawn (the child
+/// never runs unlimited).
+pub fn apply_in_child(
+    limits: &Limits,
+    drop_to: Option<u32>,
+    jail: Option<&Jail>,
+) -> std::io::Result<()> {
     use nix::sys::resource::{Resource, setrlimit};
     let mib = |n: u64| n.saturating_mul(1024 * 1024);
     let set = |r: Resource, v: u64| setrlimit(r, v, v).map_err(std::io::Error::from);
@@ -108,7 +113,38 @@ pub fn apply_in_child(limits: &Limits, drop_to: Option<u32>) -> std::io::Result<
     set(Resource::RLIMIT_FSIZE, mib(limits.file_size_mib))?;
     set(Resource::RLIMIT_CORE, 0)?;
     if let Some(uid) = drop_to {
-        nix::sched::unshare(nix::sched::CloneFlags::CLONE_NEWNET).map_err(std::io::Error::from)?;
+        use nix::mount::{MsFlags, mount};
+        use nix::sched::CloneFlags;
+        let io = std::io::Error::from;
+        let flags = if jail.is_some() {
+            CloneFlags::CLONE_NEWNET | CloneFlags::CLONE_NEWNS
+        } else {
+            CloneFlags::CLONE_NEWNET
+        };
+        nix::sched::unshare(flags).map_err(io)?;
+        if let Some(jail) = jail {
+            // Mounts made here stay in the child's namespace.
+            mount(
+                None::<&str>,
+                "/",
+                None::<&str>,
+                MsFlags::MS_REC | MsFlags::MS_PRIVATE,
+                None::<&str>,
+            )
+            .map_err(io)?;
+            for (host, inside) in &jail.binds {
+                mount(
+                    Some(host.as_c_str()),
+                    inside.as_c_str(),
+                    None::<&str>,
+                    MsFlags::MS_BIND | MsFlags::MS_REC,
+                    None::<&str>,
+                )
+                .map_err(io)?;
+            }
+            nix::unistd::chroot(jail.root.as_c_str()).map_err(io)?;
+            nix::unistd::chdir(jail.workdir.as_c_str()).map_err(io)?;
+        }
         set(Resource::RLIMIT_NPROC, limits.processes)?;
         let id = nix::unistd::Gid::from_raw(uid);
         nix::unistd::setgroups(&[]).map_err(std::io::Error::from)?;
@@ -116,4 +152,58 @@ pub fn apply_in_child(limits: &Limits, drop_to: Option<u32>) -> std::io::Result<
         nix::unistd::setuid(nix::unistd::Uid::from_raw(uid)).map_err(std::io::Error::from)?;
     }
     Ok(())
+}
+
+/// A private root a child is locked into (as root only): the system's program folders
+/// (`/usr`, `/bin`, `/lib`…, `/etc`) and `/dev` bound in, an empty `/tmp`, and `/box` with
+/// the submission. Nothing else of the machine (suites, specs, other submissions, homes) is
+/// visible, whatever its permissions.
+#[derive(Debug)]
+pub struct Jail {
+    root: std::ffi::CString,
+    binds: Vec<(std::ffi::CString, std::ffi::CString)>,
+    workdir: std::ffi::CString,
+}
+
+/// The host folders a jail shows (where they exist), as symlinks where the host has them.
+const SYSTEM: [&str; 9] = [
+    "usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32", "etc", "dev",
+];
+
+impl Jail {
+    /// Prepares `root` (a folder broadside owns, created empty) in the parent process, with
+    /// `workdir` (a path inside the jail, e.g. `/box/work`) as the child's working folder.
+    /// The binds themselves happen in the child, between fork and exec.
+    pub fn prepare(root: &std::path::Path, workdir: &str) -> std::io::Result<Jail> {
+        use std::os::unix::ffi::OsStrExt;
+        use std::os::unix::fs::PermissionsExt;
+        let c = |p: &std::path::Path| {
+            std::ffi::CString::new(p.as_os_str().as_bytes())
+                .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))
+        };
+        let mut binds = Vec::new();
+        for name in SYSTEM {
+            let host = std::path::Path::new("/").join(name);
+            let inside = root.join(name);
+            match std::fs::symlink_metadata(&host) {
+                Ok(m) if m.file_type().is_symlink() => {
+                    std::os::unix::fs::symlink(std::fs::read_link(&host)?, &inside)?;
+                }
+                Ok(m) if m.is_dir() => {
+                    std::fs::create_dir(&inside)?;
+                    binds.push((c(&host)?, c(&inside)?));
+                }
+                _ => {}
+            }
+        }
+        let tmp = root.join("tmp");
+        std::fs::create_dir(&tmp)?;
+        std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(0o1777))?;
+        std::fs::set_permissions(root, std::fs::Permissions::from_mode(0o755))?;
+        Ok(Jail {
+            root: c(root)?,
+            binds,
+            workdir: c(std::path::Path::new(workdir))?,
+        })
+    }
 }

@@ -57,6 +57,8 @@ pub struct Process {
     marker: String,
     /// Extra environment variables for the child.
     env: Vec<(String, String)>,
+    /// The private root the child is locked into, when broadside runs as root.
+    jail: Option<Arc<limits::Jail>>,
     child: Option<Running>,
     /// A fault at start-up (no answer to `hello`): later scenarios get it at once.
     broken: Option<Fault>,
@@ -91,6 +93,7 @@ impl Process {
                 NEXT_MARK.fetch_add(1, Ordering::Relaxed)
             ),
             env: Vec::new(),
+            jail: None,
             child: None,
             broken: None,
             rules: None,
@@ -115,6 +118,12 @@ impl Process {
         self
     }
 
+    /// Locks the child into `jail` (used only when it drops to the unprivileged user).
+    pub fn jail(mut self, jail: limits::Jail) -> Process {
+        self.jail = Some(Arc::new(jail));
+        self
+    }
+
     /// Keeps `dir` alive as long as the target (it holds files the child runs).
     pub fn keep(mut self, dir: tempfile::TempDir) -> Process {
         self._keep = Some(dir);
@@ -125,6 +134,7 @@ impl Process {
         let (program, args, cwd) = (self.program.clone(), self.args.clone(), self.cwd.clone());
         let (limits, drop_to, marker) = (self.limits.clone(), self.drop_to, self.marker.clone());
         let env = self.env.clone();
+        let jail = self.jail.clone().filter(|_| drop_to.is_some());
         // Orphans of the child (a process that left its group) are reparented to us, so the
         // leak check can find and reap them.
         let _ = nix::sys::prctl::set_child_subreaper(true);
@@ -141,7 +151,7 @@ impl Process {
             // SAFETY: the closure only makes async-signal-safe system calls (setrlimit,
             // unshare, setgroups, setgid, setuid) and does not allocate.
             unsafe {
-                c.pre_exec(move || limits::apply_in_child(&limits, drop_to));
+                c.pre_exec(move || limits::apply_in_child(&limits, drop_to, jail.as_deref()));
             }
         });
         command.wrap(ProcessGroup::leader());

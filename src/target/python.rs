@@ -29,9 +29,19 @@ pub fn target(path: &Utf8Path) -> Result<Process, String> {
         .tempdir()
         .map_err(|e| format!("could not make a private folder for the submission: {e}"))?;
     let io = |e: std::io::Error| format!("could not prepare the submission's folder: {e}");
-    let driver = dir.path().join("broadside_driver.py");
+    // As root the child is locked into a jail whose `/box` holds the driver and the copy;
+    // otherwise it runs in the private folder itself.
+    let root = limits::running_as_root();
+    let jail_root = dir.path().join("jail");
+    let boxed = if root {
+        jail_root.join("box")
+    } else {
+        dir.path().to_path_buf()
+    };
+    std::fs::create_dir_all(&boxed).map_err(io)?;
+    let driver = boxed.join("broadside_driver.py");
     std::fs::write(&driver, DRIVER).map_err(io)?;
-    let work = dir.path().join("work");
+    let work = boxed.join("work");
     std::fs::create_dir(&work).map_err(io)?;
     let name = src
         .file_name()
@@ -45,18 +55,36 @@ pub fn target(path: &Utf8Path) -> Result<Process, String> {
         work.join(&name)
     };
     // The child may read the driver and owns its working folder, nothing else here.
-    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).map_err(io)?;
-    std::fs::set_permissions(&driver, std::fs::Permissions::from_mode(0o644)).map_err(io)?;
-    if limits::running_as_root() {
-        chown_tree(&work, NOBODY).map_err(io)?;
+    for d in [dir.path(), boxed.as_path()] {
+        std::fs::set_permissions(d, std::fs::Permissions::from_mode(0o755)).map_err(io)?;
     }
+    std::fs::set_permissions(&driver, std::fs::Permissions::from_mode(0o644)).map_err(io)?;
+    // Paths as the child sees them.
+    let inside = |p: &Path| -> String {
+        if root {
+            format!(
+                "/{}",
+                p.strip_prefix(&jail_root).unwrap_or(p).to_string_lossy()
+            )
+        } else {
+            p.to_string_lossy().into_owned()
+        }
+    };
     let args = vec![
         "-u".to_string(),
         "-B".to_string(),
-        driver.to_string_lossy().into_owned(),
-        copy.to_string_lossy().into_owned(),
+        inside(&driver),
+        inside(&copy),
     ];
-    Ok(Process::new(format!("python:{path}"), interpreter(), args, Some(work)).keep(dir))
+    let name = format!("python:{path}");
+    if root {
+        chown_tree(&work, NOBODY).map_err(io)?;
+        let jail = limits::Jail::prepare(&jail_root, &inside(&work)).map_err(io)?;
+        return Ok(Process::new(name, interpreter(), args, None)
+            .jail(jail)
+            .keep(dir));
+    }
+    Ok(Process::new(name, interpreter(), args, Some(work)).keep(dir))
 }
 
 /// Copies the regular files and folders under `from` into `to` (links are not followed).

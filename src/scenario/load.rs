@@ -427,18 +427,7 @@ impl Cx<'_> {
                     .and_then(|v| self.cell_value(v, span.clone(), rules));
                 let dir = match t.get("dir") {
                     None if length == 1 => Some(Dir::Right),
-                    Some(Value::String(d)) if Dir::from_word(d).is_some() => Dir::from_word(d),
-                    Some(other) => {
-                        let shown = other
-                            .as_str()
-                            .map_or_else(|| other.to_string(), String::from);
-                        self.err(
-                            span,
-                            format!("`{shown}` is not a direction"),
-                            "`\"right\"`, `\"down\"`, `\"left\"` or `\"up\"`",
-                        );
-                        return None;
-                    }
+                    Some(v) => Some(self.direction(v, span.clone())?),
                     None => None,
                 };
                 if let Some(k) = t.keys().find(|k| *k != "at" && *k != "dir") {
@@ -541,6 +530,20 @@ impl Cx<'_> {
                 None
             }
         }
+    }
+
+    /// A `dir` value: `right`, `down`, `left` or `up`; anything else is reported.
+    fn direction(&mut self, v: &Value, span: Range<usize>) -> Option<Dir> {
+        if let Some(d) = v.as_str().and_then(Dir::from_word) {
+            return Some(d);
+        }
+        let shown = v.as_str().map_or_else(|| v.to_string(), String::from);
+        self.err(
+            span,
+            format!("`{shown}` is not a direction"),
+            "`dir = \"right\"`, `\"down\"`, `\"left\"` or `\"up\"`",
+        );
+        None
     }
 
     /// A `query` or `probe` name the spec does not define.
@@ -1015,20 +1018,7 @@ impl Cx<'_> {
         )?;
         let dir = match t.get("dir") {
             None if rules.items[item].length == 1 => Dir::Right,
-            Some(Value::String(d)) if Dir::from_word(d).is_some() => {
-                Dir::from_word(d).expect("checked")
-            }
-            Some(other) => {
-                let shown = other
-                    .as_str()
-                    .map_or_else(|| other.to_string(), String::from);
-                self.err(
-                    span,
-                    format!("`{shown}` is not a direction"),
-                    "`dir = \"right\"`, `\"down\"`, `\"left\"` or `\"up\"`",
-                );
-                return None;
-            }
+            Some(v) => self.direction(v, span.clone())?,
             None => {
                 self.err(
                     span,

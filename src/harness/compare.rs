@@ -44,29 +44,14 @@ pub fn matches_state(expected: &Expected, observed: &Observed) -> bool {
     }
 }
 
-/// `sunk (ship: Submarine)`, `hit or repeated`, `missile (A1: hit, A2: miss)`.
+/// `sunk (ship: Submarine)`, `hit or repeated`, `missile (A1 hit, A2 miss)`.
 pub fn describe_expect(e: &Expect, rules: &Rules) -> String {
     if let Some(v) = &e.value {
         return v.to_string();
     }
     let words: Vec<&str> = e.outcomes.iter().map(|o| o.word()).collect();
-    let mut details = Vec::new();
-    if let Some(s) = &e.ship {
-        details.push(format!("ship: {s}"));
-    }
-    if let Some(o) = &e.owner {
-        details.push(format!("owner: {o}"));
-    }
-    if let Some(c) = e.count {
-        details.push(format!("count: {c}"));
-    }
-    if let Some(cells) = &e.cells {
-        let cells: Vec<String> = cells
-            .iter()
-            .map(|(c, o)| format!("{} {o}", rules.notation.format(RawCell::from(*c))))
-            .collect();
-        details.push(cells.join(", "));
-    }
+    let cells = e.cells.as_deref().unwrap_or_default();
+    let details = details(e.ship.as_ref(), e.owner.as_ref(), e.count, cells, rules);
     with_details(words.join(" or "), details)
 }
 
@@ -75,28 +60,40 @@ pub fn describe_answer(a: &Answer, rules: &Rules) -> String {
     if let Some(v) = &a.value {
         return v.to_string();
     }
-    let mut details = Vec::new();
-    if let Some(s) = &a.ship {
-        details.push(format!("ship: {s}"));
-    }
-    if let Some(o) = &a.owner {
-        details.push(format!("owner: {o}"));
-    }
-    if let Some(c) = a.count {
-        details.push(format!("count: {c}"));
-    }
-    if !a.cells.is_empty() {
-        let cells: Vec<String> = a
-            .cells
-            .iter()
-            .map(|(c, o)| format!("{} {o}", rules.notation.format(RawCell::from(*c))))
-            .collect();
-        details.push(cells.join(", "));
-    }
+    let mut details = details(a.ship.as_ref(), a.owner.as_ref(), a.count, &a.cells, rules);
     if let Some(r) = &a.reason {
         details.push(r.clone());
     }
     with_details(a.outcome.word().to_string(), details)
+}
+
+/// The details an expectation and an answer share, each as `name: value`; missile cells in
+/// the assignment's notation.
+fn details(
+    ship: Option<&String>,
+    owner: Option<&String>,
+    count: Option<u32>,
+    cells: &[(crate::cell::Cell, crate::engine::Outcome)],
+    rules: &Rules,
+) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some(s) = ship {
+        out.push(format!("ship: {s}"));
+    }
+    if let Some(o) = owner {
+        out.push(format!("owner: {o}"));
+    }
+    if let Some(c) = count {
+        out.push(format!("count: {c}"));
+    }
+    if !cells.is_empty() {
+        let cells: Vec<String> = cells
+            .iter()
+            .map(|(c, o)| format!("{} {o}", rules.notation.format(RawCell::from(*c))))
+            .collect();
+        out.push(cells.join(", "));
+    }
+    out
 }
 
 fn with_details(head: String, details: Vec<String>) -> String {

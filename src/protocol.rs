@@ -138,14 +138,19 @@ pub fn envelope(
     }
 }
 
-fn cell_of(v: &Value, rules: &Rules) -> Result<Cell, String> {
-    let raw = match v.as_array().map(Vec::as_slice) {
-        Some([Value::Number(r), Value::Number(c)]) => RawCell {
+/// A `[row, col]` pair from an answer, on the board or not.
+pub fn raw_cell(v: &Value) -> Result<RawCell, String> {
+    match v.as_array().map(Vec::as_slice) {
+        Some([Value::Number(r), Value::Number(c)]) => Ok(RawCell {
             row: r.as_i64().ok_or("a cell's row must be an integer")?,
             col: c.as_i64().ok_or("a cell's column must be an integer")?,
-        },
-        _ => return Err(format!("`{v}` is not a [row, col] cell")),
-    };
+        }),
+        _ => Err(format!("`{v}` is not a [row, col] cell")),
+    }
+}
+
+fn cell_of(v: &Value, rules: &Rules) -> Result<Cell, String> {
+    let raw = raw_cell(v)?;
     rules
         .cell(raw)
         .ok_or_else(|| format!("cell {raw} is off the board"))

@@ -653,22 +653,13 @@ fn random_layouts(
             let cells = ship.as_array().ok_or("a ship must be a list of cells")?;
             let mut out = Vec::new();
             for c in cells {
-                let (r, col) = match c.as_array().map(Vec::as_slice) {
-                    Some([r, col]) => (r.as_i64(), col.as_i64()),
-                    _ => (None, None),
-                };
-                let (Some(r), Some(col)) = (r, col) else {
-                    return Err(format!("`{c}` is not a [row, col] cell"));
-                };
-                match rules.cell(crate::cell::RawCell { row: r, col }) {
+                let raw = protocol::raw_cell(c)?;
+                match rules.cell(raw) {
                     Some(cell) => out.push(cell),
                     None => {
                         return Ok(Answer::placement(
                             crate::engine::Outcome::Rejected,
-                            Some(format!(
-                                "fleet {} has a ship off the board at [{r}, {col}]",
-                                n + 1
-                            )),
+                            Some(format!("fleet {} has a ship off the board at {raw}", n + 1)),
                         ));
                     }
                 }

@@ -8,6 +8,7 @@
 pub mod cell;
 pub mod diag;
 pub mod engine;
+pub mod grade;
 pub mod harness;
 pub mod load;
 pub mod protocol;
@@ -15,4 +16,5 @@ pub mod published;
 pub mod report;
 pub mod scenario;
 pub mod spec;
+pub mod suite;
 pub mod target;

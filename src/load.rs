@@ -3,6 +3,7 @@
 use crate::diag::{Diagnostic, Source};
 use crate::scenario::{self, Scenario};
 use crate::spec::SpecSet;
+use crate::suite::{LoadedSuite, SUITE_FILE, Suites};
 use camino::{Utf8Path, Utf8PathBuf};
 use globset::{Glob, GlobMatcher};
 
@@ -172,42 +173,69 @@ pub fn load(paths: &[Utf8PathBuf], specs: &SpecSet) -> Loaded {
     loaded
 }
 
-/// The `[limits]` table of a `suite.toml` (every field optional; the defaults fill the rest).
-#[derive(Debug, Clone, Default, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct SuiteLimits {
-    pub cpu_secs: Option<u64>,
-    pub memory_mib: Option<u64>,
-    pub open_files: Option<u64>,
-    pub file_size_mib: Option<u64>,
-    pub processes: Option<u64>,
-    pub timeout_secs: Option<f64>,
-    pub scenario_timeout_secs: Option<f64>,
-}
-
-/// A suite's settings file, `suite.toml`, beside its scenarios.
-#[derive(Debug, Clone, Default, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Suite {
-    #[serde(default)]
-    pub limits: SuiteLimits,
-}
-
-/// The name of a suite's settings file; discovery never treats it as a scenario.
-pub const SUITE_FILE: &str = "suite.toml";
-
-/// The `suite.toml` of the first folder among `paths` that has one.
+/// The `suite.toml` of every folder among `paths` that has one, in order, each checked
+/// ([`LoadedSuite::validate`]); `known` says whether an assignment id has a spec.
 ///
-/// Errors: the file is not valid TOML or has keys broadside does not know.
-pub fn suite(paths: &[Utf8PathBuf]) -> Result<Option<Suite>, Diagnostic> {
-    for path in paths.iter().filter(|p| p.is_dir()) {
-        let file = path.join(SUITE_FILE);
-        if file.is_file() {
-            let source = read_source(&file)?;
-            return toml::from_str(&source.text)
-                .map(Some)
-                .map_err(|e| crate::diag::from_toml(&source, &e));
+/// Errors: a file that is not valid TOML, has keys broadside does not know, or fails a check.
+pub fn suites(
+    paths: &[Utf8PathBuf],
+    known: impl Fn(&str) -> bool,
+) -> Result<Suites, Vec<Diagnostic>> {
+    let mut out = Vec::new();
+    let mut errors = Vec::new();
+    for dir in paths.iter().filter(|p| p.is_dir()) {
+        let file = dir.join(SUITE_FILE);
+        if !file.is_file() {
+            continue;
+        }
+        let source = match read_source(&file) {
+            Ok(s) => s,
+            Err(d) => {
+                errors.push(d);
+                continue;
+            }
+        };
+        match toml::from_str(&source.text) {
+            Ok(suite) => {
+                let loaded = LoadedSuite {
+                    dir: dir.clone(),
+                    source,
+                    suite,
+                };
+                errors.extend(loaded.validate(&known));
+                out.push(loaded);
+            }
+            Err(e) => errors.push(crate::diag::from_toml(&source, &e)),
         }
     }
-    Ok(None)
+    if errors.is_empty() {
+        Ok(Suites(out))
+    } else {
+        Err(errors)
+    }
+}
+
+/// Loads the scenarios under `paths` ([`load`]) and the suites of the folders among them
+/// ([`suites`]), and applies each suite to its own scenarios (hidden folders, the assignment
+/// check, `total_points`). Every problem found is in the returned `Loaded::errors`.
+pub fn load_suites(paths: &[Utf8PathBuf], specs: &SpecSet) -> (Loaded, Suites) {
+    let mut loaded = load(paths, specs);
+    let seen: std::collections::BTreeSet<String> = loaded
+        .scenarios
+        .iter()
+        .map(|s| s.assignment.clone())
+        .collect();
+    let known = |id: &str| specs.get(id).is_some() || seen.contains(id);
+    let suites = match suites(paths, known) {
+        Ok(s) => s,
+        Err(ds) => {
+            loaded.errors.extend(ds);
+            return (loaded, Suites::default());
+        }
+    };
+    for suite in &suites.0 {
+        let errors = suite.apply(&mut loaded.scenarios);
+        loaded.errors.extend(errors);
+    }
+    (loaded, suites)
 }

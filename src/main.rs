@@ -2,12 +2,16 @@
 
 use anyhow::Context;
 use broadside::load;
+use broadside::report::Audience;
 use broadside::report::{self, Report};
-use broadside::target::{Reference, Target};
+use broadside::suite::SuiteLimits;
+use broadside::target::limits::{self, Limits};
 use camino::Utf8PathBuf;
 use clap::{Parser, Subcommand, ValueEnum};
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
+
+mod cli;
 
 /// Exit codes, documented in `--help` and the README.
 mod exit {
@@ -58,27 +62,29 @@ enum Command {
         /// Extra spec files (a course's own variant); may repeat.
         #[arg(long = "spec")]
         specs: Vec<Utf8PathBuf>,
-        /// Seconds one request to a child target may take [default: 5, or the suite's].
+        /// Who the report is for: `student` leaves out the steps and expectations of hidden
+        /// and after-due-date scenarios (the Gradescope format always does).
+        #[arg(long, value_enum, default_value_t = Audience::Staff)]
+        audience: Audience,
+        #[command(flatten)]
+        limits: LimitArgs,
+    },
+    /// Grade a class: every sub-folder of --submissions against the suites, in parallel.
+    #[command(
+        after_help = "Examples:\n  broadside grade --suite fixtures/scenarios/solo-10x10 --submissions fixtures/submissions/solo-10x10 --out graded\n  broadside grade --suite published --suite hidden --submissions class --out graded --jobs 4 --resume\n  broadside grade --suite s --submissions class --out graded-2 --shard 2/4   # then: broadside merge graded-* --out graded\n\nWrites OUT/<submission>/report.json (staff), results.json (Gradescope), junit.xml and report.txt (student view), then OUT/summary.csv and OUT/summary.json.\n\nExit codes: 0 every submission graded, 1 the run was interrupted or a report could not be written, 2 the inputs are wrong."
+    )]
+    Grade(cli::grade::GradeArgs),
+    /// Combine the reports of `grade --shard` runs into one class summary.
+    #[command(
+        after_help = "Example:\n  broadside merge shard-1 shard-2 shard-3 --out graded\n\nExit codes: 0 merged, 2 the shards are incomplete or inconsistent."
+    )]
+    Merge {
+        /// The --out folders of the shards' `grade` runs.
+        #[arg(required = true)]
+        shards: Vec<Utf8PathBuf>,
+        /// Where summary.csv and summary.json go.
         #[arg(long)]
-        timeout: Option<f64>,
-        /// Seconds one scenario may take in a child target [default: 30, or the suite's].
-        #[arg(long)]
-        scenario_timeout: Option<f64>,
-        /// Memory of a child target, in MiB [default: 1024, or the suite's].
-        #[arg(long)]
-        memory_mib: Option<u64>,
-        /// CPU seconds of a child target over its whole life [default: 60, or the suite's].
-        #[arg(long)]
-        cpu_secs: Option<u64>,
-        /// Open files of a child target [default: 64, or the suite's].
-        #[arg(long)]
-        open_files: Option<u64>,
-        /// Largest file a child target may write, in MiB [default: 16, or the suite's].
-        #[arg(long)]
-        file_size_mib: Option<u64>,
-        /// Processes a child target may run [default: 64, or the suite's].
-        #[arg(long)]
-        processes: Option<u64>,
+        out: Utf8PathBuf,
     },
     /// List the bundled assignments and their published scenarios.
     #[command(after_help = "Example:\n  broadside list")]
@@ -99,8 +105,87 @@ enum Command {
 
 #[derive(Clone, Copy, ValueEnum)]
 enum Format {
+    /// The full report as JSON (`format_version` 1).
     Json,
+    /// Text for a terminal.
     Text,
+    /// Gradescope's `results.json` (student view).
+    Gradescope,
+    /// JUnit XML for CI systems.
+    Junit,
+}
+
+/// Limits of a child target; a flag wins over the suite's `[limits]`, which wins over the
+/// defaults.
+#[derive(clap::Args)]
+struct LimitArgs {
+    /// Seconds one request to a child target may take [default: 5, or the suite's].
+    #[arg(long)]
+    timeout: Option<f64>,
+    /// Seconds one scenario may take in a child target [default: 30, or the suite's].
+    #[arg(long)]
+    scenario_timeout: Option<f64>,
+    /// Memory of a child target, in MiB [default: 1024, or the suite's].
+    #[arg(long)]
+    memory_mib: Option<u64>,
+    /// CPU seconds of a child target over its whole life [default: 60, or the suite's].
+    #[arg(long)]
+    cpu_secs: Option<u64>,
+    /// Open files of a child target [default: 64, or the suite's].
+    #[arg(long)]
+    open_files: Option<u64>,
+    /// Largest file a child target may write, in MiB [default: 16, or the suite's].
+    #[arg(long)]
+    file_size_mib: Option<u64>,
+    /// Processes a child target may run [default: 64, or the suite's].
+    #[arg(long)]
+    processes: Option<u64>,
+}
+
+impl LimitArgs {
+    /// The limits to use: these flags, else the suite's, else the defaults; out-of-range
+    /// values are pulled into range (times into 0.05 s … 1 h).
+    fn limits(&self, suite: &SuiteLimits) -> Limits {
+        let base = Limits::default();
+        let secs = |s: Option<f64>, default: std::time::Duration| match s {
+            Some(s) if s.is_finite() => std::time::Duration::from_secs_f64(s.clamp(0.05, 3600.0)),
+            Some(_) => std::time::Duration::from_secs(3600),
+            None => default,
+        };
+        Limits {
+            request_timeout: secs(self.timeout.or(suite.timeout_secs), base.request_timeout),
+            scenario_timeout: secs(
+                self.scenario_timeout.or(suite.scenario_timeout_secs),
+                base.scenario_timeout,
+            ),
+            memory_mib: self
+                .memory_mib
+                .or(suite.memory_mib)
+                .unwrap_or(base.memory_mib)
+                .max(16),
+            cpu_secs: self
+                .cpu_secs
+                .or(suite.cpu_secs)
+                .unwrap_or(base.cpu_secs)
+                .max(1),
+            open_files: self
+                .open_files
+                .or(suite.open_files)
+                .unwrap_or(base.open_files)
+                .clamp(16, 4096),
+            file_size_mib: self
+                .file_size_mib
+                .or(suite.file_size_mib)
+                .unwrap_or(base.file_size_mib)
+                .max(1),
+            processes: self
+                .processes
+                .or(suite.processes)
+                .unwrap_or(base.processes)
+                .clamp(4, 4096),
+            ..base
+        }
+    }
 }
 
 fn main() -> ExitCode {
@@ -153,28 +238,6 @@ fn warn_readable_hidden(scenarios: &[broadside::scenario::Scenario]) {
     }
 }
 
-/// `reference`, `python:PATH` or `cmd:COMMAND`.
-fn make_target(
-    spec: &str,
-    limits: broadside::target::limits::Limits,
-) -> anyhow::Result<Box<dyn Target>> {
-    if spec == "reference" {
-        return Ok(Box::new(Reference::new()));
-    }
-    if let Some(path) = spec.strip_prefix("python:") {
-        let mut target = broadside::target::python::target(camino::Utf8Path::new(path))
-            .map_err(anyhow::Error::msg)?;
-        target.limits = limits;
-        return Ok(Box::new(target));
-    }
-    if let Some(command) = spec.strip_prefix("cmd:") {
-        let mut target = broadside::target::Process::command(command);
-        target.limits = limits;
-        return Ok(Box::new(target));
-    }
-    anyhow::bail!("unknown target `{spec}`; expected `reference`, `python:PATH` or `cmd:COMMAND`")
-}
-
 fn joined(paths: &[Utf8PathBuf]) -> String {
     paths
         .iter()
@@ -188,6 +251,79 @@ fn plural(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
+/// `broadside run`: loads the scenarios (and any suites among the paths), plays them against
+/// one target and writes the report.
+#[allow(clippy::too_many_arguments)] // one per flag of `run`
+fn run(
+    paths: Vec<Utf8PathBuf>,
+    assignment: Option<String>,
+    target: String,
+    format: Format,
+    out: Option<Utf8PathBuf>,
+    specs: Vec<Utf8PathBuf>,
+    audience: Audience,
+    limit_args: LimitArgs,
+) -> anyhow::Result<u8> {
+    let specs = match load::specs(&specs) {
+        Ok(s) => s,
+        Err(errors) => {
+            print_diagnostics(&errors);
+            return Ok(exit::BAD_INPUT);
+        }
+    };
+    let (mut loaded, suites) = load::load_suites(&paths, &specs);
+    if let Some(id) = &assignment {
+        if broadside::published::files(id).is_empty() {
+            let known = broadside::published::assignments().join(", ");
+            anyhow::bail!("no published scenarios for `{id}`; expected one of: {known}");
+        }
+        match broadside::published::load(id, &specs) {
+            Ok(s) => loaded.scenarios.extend(s),
+            Err(errors) => loaded.errors.extend(errors),
+        }
+    }
+    if !loaded.errors.is_empty() {
+        print_diagnostics(&loaded.errors);
+        return Ok(exit::BAD_INPUT);
+    }
+    warn_readable_hidden(&loaded.scenarios);
+    if loaded.scenarios.is_empty() {
+        anyhow::bail!("no scenarios found under {}", joined(&paths));
+    }
+    let limits = limit_args.limits(&suites.limits());
+    let start = std::time::Instant::now();
+    let mut target = broadside::target::from_spec(&target, limits, limits::NOBODY)
+        .map_err(anyhow::Error::msg)?;
+    let (results, faults) = broadside::harness::run_submission(&loaded.scenarios, target.as_mut());
+    let mut report = Report::new(target.name(), results);
+    report.faults = faults;
+    report.notes = target.notes();
+    report.elapsed_ms = broadside::harness::millis(start.elapsed());
+    let hidden = suites.hidden_results();
+    let view = match audience {
+        Audience::Staff => report.clone(),
+        Audience::Student => report::for_students(&report, hidden),
+    };
+    let text = match (format, &out) {
+        (Format::Json, _) => report::to_json(&view),
+        (Format::Gradescope, _) => report::to_gradescope(&report, hidden),
+        (Format::Junit, _) => report::to_junit(&view),
+        (Format::Text, Some(_)) => report::to_text(&view, false),
+        (Format::Text, None) => report::to_text(&view, color_for(std::io::stdout().is_terminal())),
+    };
+    match &out {
+        Some(path) => broadside::grade::write_atomic(path, &text)
+            .map_err(anyhow::Error::msg)
+            .with_context(|| "failed to write the report")?,
+        None => write!(anstream::stdout(), "{text}")?,
+    }
+    Ok(if report.all_passed() {
+        exit::PASSED
+    } else {
+        exit::FAILED
+    })
+}
+
 fn real_main(cli: Cli) -> anyhow::Result<u8> {
     match cli.command {
         Command::Run {
@@ -197,106 +333,13 @@ fn real_main(cli: Cli) -> anyhow::Result<u8> {
             format,
             out,
             specs,
-            timeout,
-            scenario_timeout,
-            memory_mib,
-            cpu_secs,
-            open_files,
-            file_size_mib,
-            processes,
-        } => {
-            // A flag wins over the suite's `[limits]`, which wins over the defaults.
-            let suite = match load::suite(&paths) {
-                Ok(s) => s.unwrap_or_default().limits,
-                Err(d) => {
-                    print_diagnostics(&[d]);
-                    return Ok(exit::BAD_INPUT);
-                }
-            };
-            let base = broadside::target::limits::Limits::default();
-            // Out-of-range or non-finite values are pulled into 0.05 s … 1 h.
-            let secs = |s: Option<f64>, default: std::time::Duration| match s {
-                Some(s) if s.is_finite() => {
-                    std::time::Duration::from_secs_f64(s.clamp(0.05, 3600.0))
-                }
-                Some(_) => std::time::Duration::from_secs(3600),
-                None => default,
-            };
-            let limits = broadside::target::limits::Limits {
-                request_timeout: secs(timeout.or(suite.timeout_secs), base.request_timeout),
-                scenario_timeout: secs(
-                    scenario_timeout.or(suite.scenario_timeout_secs),
-                    base.scenario_timeout,
-                ),
-                memory_mib: memory_mib
-                    .or(suite.memory_mib)
-                    .unwrap_or(base.memory_mib)
-                    .max(16),
-                cpu_secs: cpu_secs.or(suite.cpu_secs).unwrap_or(base.cpu_secs).max(1),
-                open_files: open_files
-                    .or(suite.open_files)
-                    .unwrap_or(base.open_files)
-                    .clamp(16, 4096),
-                file_size_mib: file_size_mib
-                    .or(suite.file_size_mib)
-                    .unwrap_or(base.file_size_mib)
-                    .max(1),
-                processes: processes
-                    .or(suite.processes)
-                    .unwrap_or(base.processes)
-                    .clamp(4, 4096),
-                ..base
-            };
-            let specs = match load::specs(&specs) {
-                Ok(s) => s,
-                Err(errors) => {
-                    print_diagnostics(&errors);
-                    return Ok(exit::BAD_INPUT);
-                }
-            };
-            let mut loaded = load::load(&paths, &specs);
-            if let Some(id) = &assignment {
-                if broadside::published::files(id).is_empty() {
-                    let known = broadside::published::assignments().join(", ");
-                    anyhow::bail!("no published scenarios for `{id}`; expected one of: {known}");
-                }
-                match broadside::published::load(id, &specs) {
-                    Ok(s) => loaded.scenarios.extend(s),
-                    Err(errors) => loaded.errors.extend(errors),
-                }
-            }
-            if !loaded.errors.is_empty() {
-                print_diagnostics(&loaded.errors);
-                return Ok(exit::BAD_INPUT);
-            }
-            warn_readable_hidden(&loaded.scenarios);
-            if loaded.scenarios.is_empty() {
-                anyhow::bail!("no scenarios found under {}", joined(&paths));
-            }
-            let mut target = make_target(&target, limits)?;
-            let (results, faults) =
-                broadside::harness::run_submission(&loaded.scenarios, target.as_mut());
-            let mut report = Report::new(target.name(), results);
-            report.faults = faults;
-            report.notes = target.notes();
-            let text = match (format, &out) {
-                (Format::Json, _) => report::to_json(&report),
-                (Format::Text, Some(_)) => report::to_text(&report, false),
-                (Format::Text, None) => {
-                    report::to_text(&report, color_for(std::io::stdout().is_terminal()))
-                }
-            };
-            match &out {
-                Some(path) => std::fs::write(path, text)
-                    .with_context(|| format!("failed to write the report to {path}"))?,
-                None => write!(anstream::stdout(), "{text}")?,
-            }
-            Ok(if report.all_passed() {
-                exit::PASSED
-            } else {
-                exit::FAILED
-            })
-        }
+            audience,
+            limits,
+        } => run(
+            paths, assignment, target, format, out, specs, audience, limits,
+        ),
+        Command::Grade(args) => cli::grade::grade(args),
+        Command::Merge { shards, out } => cli::grade::merge(&shards, &out),
         Command::List => {
             let specs = broadside::spec::SpecSet::builtin();
             let mut out = anstream::stdout();
@@ -330,8 +373,18 @@ fn real_main(cli: Cli) -> anyhow::Result<u8> {
             };
             let extra = specs_given;
             let mut loaded = load::load(&paths, &specs);
-            if let Err(d) = load::suite(&paths) {
-                loaded.errors.push(d);
+            let seen: std::collections::BTreeSet<String> = loaded
+                .scenarios
+                .iter()
+                .map(|s| s.assignment.clone())
+                .collect();
+            match load::suites(&paths, |id| specs.get(id).is_some() || seen.contains(id)) {
+                Ok(suites) => {
+                    for suite in &suites.0 {
+                        loaded.errors.extend(suite.apply(&mut loaded.scenarios));
+                    }
+                }
+                Err(ds) => loaded.errors.extend(ds),
             }
             if !loaded.errors.is_empty() {
                 print_diagnostics(&loaded.errors);

@@ -33,14 +33,22 @@ const FAILING: [&str; 2] = [
 fn json_report_passing() {
     let r = report(&[PASSING]);
     let v: serde_json::Value = serde_json::from_str(&to_json(&r)).unwrap();
-    insta::assert_json_snapshot!(v, { ".tool" => "[tool]" });
+    insta::assert_json_snapshot!(v, {
+        ".tool" => "[tool]",
+        ".elapsed_ms" => "[elapsed_ms]",
+        ".scenarios[].elapsed_ms" => "[elapsed_ms]",
+    });
 }
 
 #[test]
 fn json_report_failing() {
     let r = report(&[PASSING, FAILING[0], FAILING[1]]);
     let v: serde_json::Value = serde_json::from_str(&to_json(&r)).unwrap();
-    insta::assert_json_snapshot!(v, { ".tool" => "[tool]" });
+    insta::assert_json_snapshot!(v, {
+        ".tool" => "[tool]",
+        ".elapsed_ms" => "[elapsed_ms]",
+        ".scenarios[].elapsed_ms" => "[elapsed_ms]",
+    });
 }
 
 #[test]

@@ -13,7 +13,7 @@ pub use compare::{
 };
 
 use crate::engine::Game;
-use crate::report::{Divergence, ScenarioResult, Status};
+use crate::report::{Divergence, ScenarioResult};
 use crate::scenario::{Check, Scenario};
 use crate::spec::StateKey;
 use crate::target::{Call, Fault, Replied, Reply, Target, reference};
@@ -142,9 +142,7 @@ pub fn run_scenario(scenario: &Scenario, target: &mut dyn Target) -> ScenarioRes
             });
         }
     }
-    result.status = Status::Passed;
-    result.points = result.max_points;
-    result
+    result.passed()
 }
 
 /// The first check whose observed value differs, with that value.
@@ -182,8 +180,23 @@ impl Stop {
 }
 
 /// Plays every scenario in order on `target` (the target stays open for more).
+///
+/// Each result's `elapsed_ms` is the wall-clock time its scenario took.
 pub fn run_all(scenarios: &[Scenario], target: &mut dyn Target) -> Vec<ScenarioResult> {
-    scenarios.iter().map(|s| run_scenario(s, target)).collect()
+    scenarios
+        .iter()
+        .map(|s| {
+            let start = std::time::Instant::now();
+            let mut result = run_scenario(s, target);
+            result.elapsed_ms = millis(start.elapsed());
+            result
+        })
+        .collect()
+}
+
+/// A duration in whole milliseconds (saturating).
+pub fn millis(d: std::time::Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
 }
 
 /// Grades a submission: every scenario in order, then [`Target::finish`], whose faults (a

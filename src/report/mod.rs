@@ -1,11 +1,21 @@
-//! One report model and its views: JSON (versioned) and text for a terminal.
+//! One report model and its views: JSON (versioned), text for a terminal, Gradescope
+//! `results.json` and JUnit XML; and the student view of any of them.
 //!
-//! Reports are deterministic: the same inputs give the same bytes.
+//! Reports are deterministic: the same inputs give the same bytes, except the timing fields
+//! (`elapsed_ms`, Gradescope's `execution_time`, JUnit's `time`).
 
+mod gradescope;
 mod json;
+mod junit;
 mod model;
 mod text;
+mod view;
 
+pub use gradescope::{Results as GradescopeResults, gradescope, to_gradescope};
 pub use json::to_json;
-pub use model::{Divergence, FORMAT_VERSION, Report, ScenarioResult, Status, Summary};
-pub use text::to_text;
+pub use junit::to_junit;
+pub use model::{
+    Divergence, FORMAT_VERSION, Report, ScenarioResult, Status, Summary, round_to, scenario_ids,
+};
+pub use text::{details, to_text};
+pub use view::{Audience, HiddenResults, for_students, redacted};

@@ -2,13 +2,13 @@
 
 use crate::scenario::{Scenario, Visibility};
 use crate::target::Fault;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// The JSON report's `format_version`; bumped on any incompatible change of shape.
 pub const FORMAT_VERSION: u32 = 1;
 
 /// A whole run: one target against a list of scenarios.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Report {
     pub format_version: u32,
     /// `broadside <version>`.
@@ -17,27 +17,36 @@ pub struct Report {
     pub summary: Summary,
     pub scenarios: Vec<ScenarioResult>,
     /// Faults of the submission as a whole, outside any scenario (a `leak`).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub faults: Vec<Fault>,
     /// How the target was contained, where it matters (e.g. no network isolation).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// Wall-clock milliseconds the whole run took: the one field (with each scenario's
+    /// `elapsed_ms`) that differs between two runs of the same inputs.
+    #[serde(default)]
+    pub elapsed_ms: u64,
 }
 
 /// Counts over the scenarios of a report.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Summary {
     pub scenarios: usize,
     pub passed: usize,
     pub failed: usize,
     /// Scenarios the target could not finish (a fault, not a wrong answer).
     pub errors: usize,
+    /// Points of the scenarios passed, as their files give them.
     pub points: u32,
     pub max_points: u32,
+    /// The grade: `points` scaled by each suite's `total_points`, rounded to 2 decimals
+    /// (equal to `points` when no suite scales).
+    pub score: f64,
+    pub max_score: f64,
 }
 
 /// How a scenario ended.
-#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
 pub enum Status {
     Passed,
@@ -48,7 +57,7 @@ pub enum Status {
 }
 
 /// One scenario's result.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ScenarioResult {
     /// The scenario file, as given on the command line.
     pub path: String,
@@ -58,20 +67,45 @@ pub struct ScenarioResult {
     pub status: Status,
     pub points: u32,
     pub max_points: u32,
+    /// What the scenario earned in the grade (`max_score` when it passed, else 0), rounded
+    /// to 4 decimals.
+    #[serde(serialize_with = "rounded4")]
+    pub score: f64,
+    /// `points` scaled by the suite's `total_points`, rounded to 4 decimals.
+    #[serde(serialize_with = "rounded4")]
+    pub max_score: f64,
     pub visibility: Visibility,
     pub tags: Vec<String>,
     /// Steps in the scenario.
     pub steps: usize,
     /// Steps played before it ended (all of them when it passed).
     pub steps_run: usize,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub divergence: Option<Divergence>,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fault: Option<Fault>,
+    /// Wall-clock milliseconds the scenario took (timing, not behaviour: redacted in
+    /// snapshots).
+    #[serde(default)]
+    pub elapsed_ms: u64,
+    /// Set in a student's view of a hidden scenario: its steps, expectations and fault
+    /// message were removed (see [`super::for_students`]).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub details_hidden: bool,
+}
+
+fn rounded4<S: serde::Serializer>(v: &f64, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_f64(round_to(*v, 4))
+}
+
+/// `v` rounded to `places` decimals (half away from zero).
+pub fn round_to(v: f64, places: i32) -> f64 {
+    let f = 10f64.powi(places);
+    (v * f).round() / f
 }
 
 /// Where and how a target first differed from the scenario.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
 pub struct Divergence {
     /// 1-based step number; `None` for the `[end]` checks.
     pub step: Option<usize>,
@@ -84,10 +118,10 @@ pub struct Divergence {
     pub expected: String,
     pub actual: String,
     /// The scenario author's note on the step, if any.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
     /// What the student's code printed during the step, if anything.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub output: Option<String>,
     /// The board after the step as the reference plays it, ships shown, row 0 first.
     pub board: Vec<String>,
@@ -104,13 +138,25 @@ impl ScenarioResult {
             status: Status::Error,
             points: 0,
             max_points: s.points,
+            score: 0.0,
+            max_score: s.max_score,
             visibility: s.visibility,
             tags: s.tags.clone(),
             steps: s.steps.len(),
             steps_run: 0,
             divergence: None,
             fault: None,
+            elapsed_ms: 0,
+            details_hidden: false,
         }
+    }
+
+    /// Marks the result passed: full points and score.
+    pub fn passed(mut self) -> ScenarioResult {
+        self.status = Status::Passed;
+        self.points = self.max_points;
+        self.score = self.max_score;
+        self
     }
 
     pub fn failed(mut self, d: Divergence) -> ScenarioResult {
@@ -136,18 +182,27 @@ impl ScenarioResult {
     }
 }
 
-impl Report {
-    /// A report over `results` for the target named `target`.
-    pub fn new(target: String, results: Vec<ScenarioResult>) -> Report {
+impl Summary {
+    /// Counts and sums over `results`.
+    pub fn of(results: &[ScenarioResult]) -> Summary {
         let count = |st: Status| results.iter().filter(|r| r.status == st).count();
-        let summary = Summary {
+        Summary {
             scenarios: results.len(),
             passed: count(Status::Passed),
             failed: count(Status::Failed),
             errors: count(Status::Error),
             points: results.iter().map(|r| r.points).sum(),
             max_points: results.iter().map(|r| r.max_points).sum(),
-        };
+            score: round_to(results.iter().map(|r| r.score).sum(), 2),
+            max_score: round_to(results.iter().map(|r| r.max_score).sum(), 2),
+        }
+    }
+}
+
+impl Report {
+    /// A report over `results` for the target named `target`.
+    pub fn new(target: String, results: Vec<ScenarioResult>) -> Report {
+        let summary = Summary::of(&results);
         Report {
             format_version: FORMAT_VERSION,
             tool: format!("broadside {}", env!("CARGO_PKG_VERSION")),
@@ -156,11 +211,50 @@ impl Report {
             scenarios: results,
             faults: Vec::new(),
             notes: Vec::new(),
+            elapsed_ms: 0,
         }
     }
 
     /// Whether every scenario passed and the submission left nothing behind.
     pub fn all_passed(&self) -> bool {
         self.summary.passed == self.summary.scenarios && self.faults.is_empty()
+    }
+}
+
+/// Short names for scenario files: each path without the folder all of them share and
+/// without `.toml` (`fixtures/scenarios/solo-10x10/fire-hit.toml` among its siblings gives
+/// `fire-hit`; a single file gives its stem). Used where a column or test needs a name.
+pub fn scenario_ids<'a>(paths: impl IntoIterator<Item = &'a str>) -> Vec<String> {
+    use camino::Utf8Path;
+    let paths: Vec<&Utf8Path> = paths.into_iter().map(Utf8Path::new).collect();
+    let mut common: Option<&Utf8Path> = paths.first().and_then(|p| p.parent());
+    for p in &paths {
+        while let Some(c) = common {
+            if p.starts_with(c) {
+                break;
+            }
+            common = c.parent();
+        }
+    }
+    paths
+        .iter()
+        .map(|p| {
+            let rel = common.and_then(|c| p.strip_prefix(c).ok()).unwrap_or(p);
+            let s = rel.as_str();
+            s.strip_suffix(".toml").unwrap_or(s).to_string()
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::scenario_ids;
+
+    #[test]
+    fn scenario_ids_drop_the_shared_folder_and_the_extension() {
+        let ids = scenario_ids(["s/solo/a.toml", "s/solo/hidden/b.toml", "s/solo/c.toml"]);
+        assert_eq!(ids, ["a", "hidden/b", "c"]);
+        assert_eq!(scenario_ids(["x/one.toml"]), ["one"]);
+        assert_eq!(scenario_ids(["a.toml", "b/c.toml"]), ["a", "b/c"]);
     }
 }

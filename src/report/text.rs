@@ -1,6 +1,7 @@
 //! The text view for a terminal: one line per scenario, details for the ones that failed.
 
-use super::{Report, Status};
+use super::{Report, ScenarioResult, Status};
+use crate::scenario::Visibility;
 use anstyle::{AnsiColor, Style};
 use std::fmt::Write;
 
@@ -32,62 +33,8 @@ pub fn to_text(report: &Report, color: bool) -> String {
             r.points,
             r.max_points
         );
-        if let Some(d) = &r.divergence {
-            let at = d
-                .step
-                .map_or("at the end".to_string(), |s| format!("at step {s}"));
-            let width = d.board.iter().map(|r| r.chars().count()).max().unwrap_or(0);
-            let _ = writeln!(out, "      {at} (line {}): {}", d.line, d.action);
-            if d.check == "board" {
-                let expected: Vec<&str> = d.expected.lines().collect();
-                let actual: Vec<&str> = d.actual.lines().collect();
-                let differs: Vec<bool> = (0..expected.len().max(actual.len()))
-                    .map(|i| {
-                        expected.get(i).map(|r| r.trim_end()) != actual.get(i).map(|r| r.trim_end())
-                    })
-                    .collect();
-                let _ = writeln!(out, "      board: expected");
-                frame(&mut out, &expected, &differs, width);
-                let _ = writeln!(out, "             but got");
-                frame(&mut out, &actual, &differs, width);
-            } else {
-                let _ = writeln!(out, "      {}: expected {}", d.check, d.expected);
-                let _ = writeln!(
-                    out,
-                    "      {}  but got {}",
-                    " ".repeat(d.check.len()),
-                    d.actual
-                );
-            }
-            if let Some(n) = &d.note {
-                let _ = writeln!(out, "      note: {}", clean(n));
-            }
-            if let Some(o) = &d.output {
-                let _ = writeln!(out, "      printed by the submission during this step:");
-                for line in o.lines() {
-                    let _ = writeln!(out, "        {}", clean(line));
-                }
-            }
-            let _ = writeln!(out, "      board (reference, ships shown):");
-            frame(
-                &mut out,
-                &d.board.iter().map(String::as_str).collect::<Vec<_>>(),
-                &[],
-                width,
-            );
-        }
-        if let Some(f) = &r.fault {
-            let at = if f.message.starts_with("while reading the state at the end") {
-                "at the end".to_string()
-            } else if r.steps_run == 0 {
-                "before the first step".to_string()
-            } else {
-                format!("at step {}", r.steps_run)
-            };
-            let _ = writeln!(out, "      {at}: {}", f.kind.word());
-            for line in f.message.lines() {
-                let _ = writeln!(out, "        {}", clean(line));
-            }
+        for line in details(r).lines() {
+            let _ = writeln!(out, "      {line}");
         }
     }
     for f in &report.faults {
@@ -113,9 +60,96 @@ pub fn to_text(report: &Report, color: bool) -> String {
     let errors = if s.errors == 1 { "error" } else { "errors" };
     let _ = writeln!(
         out,
-        "\n{} {noun}: {} passed, {} failed, {} {errors}; {}/{} points (target: {})",
-        s.scenarios, s.passed, s.failed, s.errors, s.points, s.max_points, report.target
+        "\n{} {noun}: {} passed, {} failed, {} {errors}; {}/{} points{} (target: {})",
+        s.scenarios,
+        s.passed,
+        s.failed,
+        s.errors,
+        s.points,
+        s.max_points,
+        scaled(s),
+        report.target
     );
+    out
+}
+
+/// `, score 45/50` when a suite scales points to a total, else nothing.
+pub fn scaled(s: &super::Summary) -> String {
+    if s.score == f64::from(s.points) && s.max_score == f64::from(s.max_points) {
+        String::new()
+    } else {
+        format!(", score {}/{}", s.score, s.max_score)
+    }
+}
+
+/// The detail lines of one scenario's result (empty when it passed):
+/// the divergence with the expected and actual values, the board, what the submission
+/// printed, or the fault. A student's view of a hidden scenario says only that its details
+/// are hidden.
+pub fn details(r: &ScenarioResult) -> String {
+    let mut out = String::new();
+    if r.details_hidden && r.status != Status::Passed {
+        let why = if r.visibility == Visibility::AfterDueDate {
+            "details shown after the due date"
+        } else {
+            "details hidden (a hidden scenario)"
+        };
+        let _ = writeln!(out, "{why}");
+    }
+    if let Some(d) = &r.divergence {
+        let at = d
+            .step
+            .map_or("at the end".to_string(), |s| format!("at step {s}"));
+        let width = d.board.iter().map(|r| r.chars().count()).max().unwrap_or(0);
+        let _ = writeln!(out, "{at} (line {}): {}", d.line, d.action);
+        if d.check == "board" {
+            let expected: Vec<&str> = d.expected.lines().collect();
+            let actual: Vec<&str> = d.actual.lines().collect();
+            let differs: Vec<bool> = (0..expected.len().max(actual.len()))
+                .map(|i| {
+                    expected.get(i).map(|r| r.trim_end()) != actual.get(i).map(|r| r.trim_end())
+                })
+                .collect();
+            let _ = writeln!(out, "board: expected");
+            frame(&mut out, &expected, &differs, width);
+            let _ = writeln!(out, "       but got");
+            frame(&mut out, &actual, &differs, width);
+        } else {
+            let _ = writeln!(out, "{}: expected {}", d.check, d.expected);
+            let _ = writeln!(out, "{}  but got {}", " ".repeat(d.check.len()), d.actual);
+        }
+        if let Some(n) = &d.note {
+            let _ = writeln!(out, "note: {}", clean(n));
+        }
+        if let Some(o) = &d.output {
+            let _ = writeln!(out, "printed by the submission during this step:");
+            for line in o.lines() {
+                let _ = writeln!(out, "  {}", clean(line));
+            }
+        }
+        let _ = writeln!(out, "board (reference, ships shown):");
+        frame(
+            &mut out,
+            &d.board.iter().map(String::as_str).collect::<Vec<_>>(),
+            &[],
+            width,
+        );
+    }
+    if let Some(f) = &r.fault {
+        let at = if r.details_hidden {
+            "fault".to_string()
+        } else if f.message.starts_with("while reading the state at the end") {
+            "at the end".to_string()
+        } else if r.steps_run == 0 {
+            "before the first step".to_string()
+        } else {
+            format!("at step {}", r.steps_run)
+        };
+        let _ = writeln!(out, "{at}: {}", f.kind.word());
+        for line in f.message.lines() {
+            let _ = writeln!(out, "  {}", clean(line));
+        }
+    }
     out
 }
 
@@ -142,7 +176,7 @@ fn frame(out: &mut String, rows: &[&str], marks: &[bool], min_width: usize) {
         .max()
         .unwrap_or(0)
         .max(min_width);
-    let edge = format!("        +{}+", "-".repeat(width + 2));
+    let edge = format!("  +{}+", "-".repeat(width + 2));
     let _ = writeln!(out, "{edge}");
     for (i, row) in rows.iter().enumerate() {
         let pad = " ".repeat(width - row.chars().count());
@@ -151,7 +185,7 @@ fn frame(out: &mut String, rows: &[&str], marks: &[bool], min_width: usize) {
         } else {
             ""
         };
-        let _ = writeln!(out, "        | {row}{pad} |{mark}");
+        let _ = writeln!(out, "  | {row}{pad} |{mark}");
     }
     let _ = writeln!(out, "{edge}");
 }

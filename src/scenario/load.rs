@@ -178,6 +178,7 @@ impl Cx<'_> {
             }),
             description: raw.description.clone(),
             points,
+            max_score: f64::from(points),
             visibility,
             tags: raw.tags.clone(),
             rules,

@@ -9,12 +9,18 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 
 /// Who may see a scenario's details (DESIGN.md, scenario `visibility`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+///
+/// Ordered from most to least open: a suite's hidden folder can only make a scenario less
+/// visible (`max` of the two).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Visibility {
+    /// Students see everything: steps, expectations, the divergence.
     Visible,
-    Hidden,
+    /// Students see the details only after the due date (Gradescope's `after_due_date`).
     AfterDueDate,
+    /// Students never see the steps or expectations; at most whether it passed.
+    Hidden,
 }
 
 /// A loaded, checked scenario.
@@ -27,7 +33,11 @@ pub struct Scenario {
     pub title: String,
     /// Free text from the file's `description`.
     pub description: Option<String>,
+    /// Points for passing, as the file gives them (default 1).
     pub points: u32,
+    /// What passing is worth in the grade: `points`, scaled when the suite sets
+    /// `total_points` (a suite of 40 points scaled to 100 makes each point 2.5).
+    pub max_score: f64,
     pub visibility: Visibility,
     pub tags: Vec<String>,
     pub setup: Setup,

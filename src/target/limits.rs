@@ -84,6 +84,11 @@ impl Limits {
 /// The unprivileged user children run as when broadside runs as root (`nobody`).
 pub const NOBODY: u32 = 65534;
 
+/// The first of the users `grade` runs its job slots' children as (slot `i` runs as
+/// `GRADE_UID_BASE + i`): users of their own, so the process limit (counted per user) of one
+/// submission never counts another's processes. They need no entry in `/etc/passwd`.
+pub const GRADE_UID_BASE: u32 = 61000;
+
 /// Whether broadside runs as root (so it can drop privileges and cut the network).
 pub fn running_as_root() -> bool {
     nix::unistd::geteuid().is_root()

@@ -19,6 +19,31 @@ use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
+/// Builds the target that `spec` names: `reference`, `python:PATH` (a student's `.py` file or
+/// folder) or `cmd:COMMAND` (a program that speaks the protocol), with `limits` for a child.
+/// `uid` (as root only) is the user a `python:` child runs as, [`limits::NOBODY`] unless
+/// `grade` gives each job slot its own.
+///
+/// Errors: an unknown target kind, or a `python:` path that does not exist.
+pub fn from_spec(spec: &str, limits: limits::Limits, uid: u32) -> Result<Box<dyn Target>, String> {
+    if spec == "reference" {
+        return Ok(Box::new(Reference::new()));
+    }
+    if let Some(path) = spec.strip_prefix("python:") {
+        let mut target = python::target_as(camino::Utf8Path::new(path), uid)?;
+        target.limits = limits;
+        return Ok(Box::new(target));
+    }
+    if let Some(command) = spec.strip_prefix("cmd:") {
+        let mut target = Process::command(command);
+        target.limits = limits;
+        return Ok(Box::new(target));
+    }
+    Err(format!(
+        "unknown target `{spec}`; expected `reference`, `python:PATH` or `cmd:COMMAND`"
+    ))
+}
+
 /// An implementation under test.
 pub trait Target {
     /// How reports name this target, e.g. `reference`.
@@ -104,7 +129,7 @@ pub enum Observed {
 }
 
 /// How a target failed to answer at all (as opposed to answering wrongly).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum FaultKind {
     /// The target refused the scenario's setup.
@@ -130,7 +155,7 @@ pub enum FaultKind {
 }
 
 /// A target's failure to answer, with what it said.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize, thiserror::Error)]
 #[error("{}: {message}", kind.word())]
 pub struct Fault {
     pub kind: FaultKind,

@@ -118,6 +118,15 @@ impl Process {
         self
     }
 
+    /// Runs the child as `uid` (only when broadside runs as root; otherwise it keeps the
+    /// caller's user).
+    pub fn run_as(mut self, uid: u32) -> Process {
+        if self.drop_to.is_some() {
+            self.drop_to = Some(uid);
+        }
+        self
+    }
+
     /// Locks the child into `jail` (used only when it drops to the unprivileged user).
     pub fn jail(mut self, jail: limits::Jail) -> Process {
         self.jail = Some(Arc::new(jail));

@@ -23,6 +23,15 @@ pub fn interpreter() -> String {
 ///
 /// Errors: the path does not exist, or the private folder cannot be prepared.
 pub fn target(path: &Utf8Path) -> Result<Process, String> {
+    target_as(path, NOBODY)
+}
+
+/// [`target`], with the child running as `uid` when broadside runs as root (`grade` gives
+/// each job slot a user of its own, so one submission's processes never count against
+/// another's process limit).
+///
+/// Errors: as [`target`].
+pub fn target_as(path: &Utf8Path, uid: u32) -> Result<Process, String> {
     let src = std::fs::canonicalize(path).map_err(|e| format!("python:{path}: {e}"))?;
     let dir = tempfile::Builder::new()
         .prefix("broadside-")
@@ -78,10 +87,11 @@ pub fn target(path: &Utf8Path) -> Result<Process, String> {
     ];
     let name = format!("python:{path}");
     if root {
-        chown_tree(&work, NOBODY).map_err(io)?;
+        chown_tree(&work, uid).map_err(io)?;
         let jail = limits::Jail::prepare(&jail_root, &inside(&work)).map_err(io)?;
         return Ok(Process::new(name, interpreter(), args, None)
             .jail(jail)
+            .run_as(uid)
             .keep(dir));
     }
     Ok(Process::new(name, interpreter(), args, Some(work)).keep(dir))

@@ -1,0 +1,370 @@
+//! `broadside grade` and `broadside merge`: the command-line edge of [`broadside::grade`]
+//! (flags, Ctrl-C, the progress bar, the summary files).
+
+use crate::{LimitArgs, exit, joined, plural, print_diagnostics};
+use anyhow::Context;
+use broadside::grade::{
+    ClassSummary, Graded, Plan, Progress, Shard, Submission, Written, discover, read_graded,
+    write_atomic,
+};
+use broadside::load;
+use broadside::target::limits::GRADE_UID_BASE;
+use camino::{Utf8Path, Utf8PathBuf};
+use std::io::{IsTerminal, Write};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+/// The flags of `broadside grade`.
+#[derive(clap::Args)]
+pub struct GradeArgs {
+    /// A folder of scenarios, with an optional suite.toml; may repeat (e.g. published and
+    /// hidden).
+    #[arg(long = "suite", required = true)]
+    suites: Vec<Utf8PathBuf>,
+    /// The class: every sub-folder is one submission, named by the folder.
+    #[arg(long)]
+    submissions: Utf8PathBuf,
+    /// Where the reports and the summary go (created if missing).
+    #[arg(long)]
+    out: Utf8PathBuf,
+    /// How to run a submission: a target with `{}` where the submission's folder goes, e.g.
+    /// `python:{}` or `cmd:java -cp {} Main` [default: `python:{}` for Python assignments].
+    #[arg(long)]
+    target: Option<String>,
+    /// Submissions graded at once [default: the number of cores].
+    #[arg(long)]
+    jobs: Option<usize>,
+    /// Files written per submission (report.json is always written).
+    #[arg(
+        long,
+        value_enum,
+        value_delimiter = ',',
+        default_value = "json,gradescope,junit,text"
+    )]
+    formats: Vec<Written>,
+    /// Skip submissions whose report.json is already in --out for the same scenarios.
+    #[arg(long)]
+    resume: bool,
+    /// Grade only the K-th of N deterministic parts of the class (`broadside merge` joins them).
+    #[arg(long)]
+    shard: Option<Shard>,
+    /// Extra spec files that scenarios may name; may repeat.
+    #[arg(long = "spec")]
+    specs: Vec<Utf8PathBuf>,
+    #[command(flatten)]
+    limits: LimitArgs,
+}
+
+/// `broadside grade`.
+pub fn grade(args: GradeArgs) -> anyhow::Result<u8> {
+    let specs = match load::specs(&args.specs) {
+        Ok(s) => s,
+        Err(errors) => {
+            print_diagnostics(&errors);
+            return Ok(exit::BAD_INPUT);
+        }
+    };
+    let (loaded, suites) = load::load_suites(&args.suites, &specs);
+    if !loaded.errors.is_empty() {
+        print_diagnostics(&loaded.errors);
+        return Ok(exit::BAD_INPUT);
+    }
+    crate::warn_readable_hidden(&loaded.scenarios);
+    if loaded.scenarios.is_empty() {
+        anyhow::bail!("no scenarios found under {}", joined(&args.suites));
+    }
+    let template = match &args.target {
+        Some(t) => t.clone(),
+        None => default_template(&loaded.scenarios, &specs)?,
+    };
+    if !template.contains("{}") {
+        anyhow::bail!(
+            "--target `{template}` has no `{{}}` where the submission's folder goes; expected e.g. `python:{{}}`"
+        );
+    }
+    let mut submissions = discover(&args.submissions).map_err(anyhow::Error::msg)?;
+    let class_size = submissions.len();
+    if let Some(shard) = args.shard {
+        submissions = shard.select(submissions);
+    }
+    if class_size == 0 {
+        anyhow::bail!(
+            "no submissions in {}: expected one sub-folder per submission",
+            args.submissions
+        );
+    }
+    std::fs::create_dir_all(&args.out)
+        .with_context(|| format!("failed to create the output folder {}", args.out))?;
+    let stop = install_ctrl_c();
+    let limits = args.limits.limits(&suites.limits());
+    let jobs = args
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .clamp(1, 256);
+    let plan = Plan {
+        scenarios: &loaded.scenarios,
+        submissions,
+        out: args.out.clone(),
+        formats: args.formats.clone(),
+        hidden: suites.hidden_results(),
+        jobs,
+        resume: args.resume,
+        stop,
+    };
+    let make = |sub: &Submission, slot: usize| {
+        let spec = template.replace("{}", sub.path.as_str());
+        let uid = GRADE_UID_BASE + u32::try_from(slot).unwrap_or(0);
+        broadside::target::from_spec(&spec, limits.clone(), uid)
+    };
+    let progress = Reporter::new(plan.submissions.len());
+    let start = std::time::Instant::now();
+    let results = broadside::grade::grade(&plan, &make, &progress);
+    progress.done();
+    let mut graded: Vec<(String, broadside::report::Report)> = Vec::new();
+    let (mut resumed, mut not_started, mut write_errors) = (0, 0, 0);
+    for r in results {
+        match r {
+            Some(Ok(Graded {
+                id,
+                report,
+                resumed: again,
+            })) => {
+                resumed += usize::from(again);
+                graded.push((id, report));
+            }
+            Some(Err(e)) => {
+                write_errors += 1;
+                let _ = writeln!(anstream::stderr(), "error: {e}");
+            }
+            None => not_started += 1,
+        }
+    }
+    let summary = ClassSummary::build(suites.title(), args.shard.map(|s| s.to_string()), &graded)
+        .map_err(anyhow::Error::msg)?;
+    write_summary(&args.out, &summary)?;
+    let mut err = anstream::stderr();
+    let _ = writeln!(
+        err,
+        "graded {} of {} in {:.1} s ({} resumed); summary in {}",
+        graded.len(),
+        plural(plan.submissions.len(), "submission", "submissions"),
+        start.elapsed().as_secs_f64(),
+        resumed,
+        args.out.join("summary.csv")
+    );
+    for s in summary
+        .scenarios
+        .iter()
+        .take(3)
+        .filter(|s| s.failure_rate > 0.0)
+    {
+        let _ = writeln!(
+            err,
+            "  hardest: {} ({:.0}% of the class did not pass)",
+            s.id,
+            s.failure_rate * 100.0
+        );
+    }
+    if not_started > 0 {
+        let _ = writeln!(
+            err,
+            "interrupted: {not_started} not graded; run again with --resume to finish"
+        );
+    }
+    Ok(if not_started > 0 || write_errors > 0 {
+        exit::FAILED
+    } else {
+        exit::PASSED
+    })
+}
+
+/// `python:{}` when every scenario is for an assignment students write in Python.
+fn default_template(
+    scenarios: &[broadside::scenario::Scenario],
+    specs: &broadside::spec::SpecSet,
+) -> anyhow::Result<String> {
+    let languages: std::collections::BTreeSet<&str> = scenarios
+        .iter()
+        .filter_map(|s| specs.get(&s.assignment).map(|spec| spec.language.as_str()))
+        .collect();
+    match languages.into_iter().collect::<Vec<_>>().as_slice() {
+        ["python"] => Ok("python:{}".to_string()),
+        other => anyhow::bail!(
+            "say how to run a submission with --target (e.g. `cmd:java -cp {{}} Main`, with `{{}}` for its folder): broadside runs only Python submissions by itself, and these scenarios are for {}",
+            other.join(", ")
+        ),
+    }
+}
+
+/// The first Ctrl-C stops starting submissions (those running finish and keep their
+/// reports); a second one exits at once.
+fn install_ctrl_c() -> &'static AtomicBool {
+    static STOP: AtomicBool = AtomicBool::new(false);
+    let _ = ctrlc::set_handler(|| {
+        if STOP.swap(true, Ordering::SeqCst) {
+            std::process::exit(130);
+        }
+        let _ = writeln!(
+            std::io::stderr(),
+            "\nstopping: the submissions being graded finish; Ctrl-C again to quit now"
+        );
+    });
+    &STOP
+}
+
+fn write_summary(out: &Utf8Path, summary: &ClassSummary) -> anyhow::Result<()> {
+    write_atomic(&out.join("summary.json"), &summary.to_json()).map_err(anyhow::Error::msg)?;
+    write_atomic(&out.join("summary.csv"), &summary.to_csv()).map_err(anyhow::Error::msg)?;
+    Ok(())
+}
+
+/// Progress on standard error: an indicatif bar on a terminal, a plain line per submission
+/// otherwise (CI logs).
+struct Reporter {
+    bar: Option<indicatif::ProgressBar>,
+    total: usize,
+    done: AtomicUsize,
+    failing: AtomicUsize,
+    lines: Mutex<()>,
+}
+
+impl Reporter {
+    fn new(total: usize) -> Reporter {
+        let bar = std::io::stderr().is_terminal().then(|| {
+            let bar = indicatif::ProgressBar::new(total as u64);
+            bar.set_style(
+                indicatif::ProgressStyle::with_template(
+                    "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} submissions  {msg}  ETA {eta}",
+                )
+                .expect("a valid progress template"),
+            );
+            bar.enable_steady_tick(std::time::Duration::from_millis(200));
+            bar
+        });
+        Reporter {
+            bar,
+            total,
+            done: AtomicUsize::new(0),
+            failing: AtomicUsize::new(0),
+            lines: Mutex::new(()),
+        }
+    }
+
+    fn done(&self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+impl Progress for Reporter {
+    fn finished(&self, graded: &Result<Graded, String>) {
+        let n = self.done.fetch_add(1, Ordering::SeqCst) + 1;
+        let line = match graded {
+            Ok(g) => {
+                let s = &g.report.summary;
+                if !g.report.all_passed() {
+                    self.failing.fetch_add(1, Ordering::SeqCst);
+                }
+                format!(
+                    "{}: {}/{} points, {} failed, {} errors{}",
+                    g.id,
+                    s.score,
+                    s.max_score,
+                    s.failed,
+                    s.errors,
+                    if g.resumed { " (resumed)" } else { "" }
+                )
+            }
+            Err(e) => {
+                self.failing.fetch_add(1, Ordering::SeqCst);
+                format!("error: {e}")
+            }
+        };
+        match &self.bar {
+            Some(bar) => {
+                bar.set_message(format!(
+                    "{} not full marks",
+                    self.failing.load(Ordering::SeqCst)
+                ));
+                bar.inc(1);
+            }
+            None => {
+                let _guard = self.lines.lock().unwrap_or_else(|p| p.into_inner());
+                let _ = writeln!(std::io::stderr(), "[{n}/{}] {line}", self.total);
+            }
+        }
+    }
+}
+
+/// `broadside merge`: one summary from the reports of every shard.
+pub fn merge(shards: &[Utf8PathBuf], out: &Utf8Path) -> anyhow::Result<u8> {
+    let mut all: Vec<(String, broadside::report::Report)> = Vec::new();
+    let mut seen_shards: Vec<Shard> = Vec::new();
+    let mut title = None;
+    for dir in shards {
+        let summary_file = dir.join("summary.json");
+        let summary: ClassSummary = match std::fs::read_to_string(&summary_file) {
+            Ok(text) => serde_json::from_str(&text)
+                .with_context(|| format!("{summary_file} is not a broadside class summary"))?,
+            Err(e) => anyhow::bail!(
+                "cannot read {summary_file}: {e}; expected the --out folder of a `broadside grade` run"
+            ),
+        };
+        title = title.or(summary.title.clone());
+        if let Some(s) = &summary.shard {
+            seen_shards.push(s.parse().map_err(anyhow::Error::msg)?);
+        }
+        for (id, report) in read_graded(dir).map_err(anyhow::Error::msg)? {
+            if all.iter().any(|(other, _)| *other == id) {
+                let _ = writeln!(
+                    anstream::stderr(),
+                    "error: submission `{id}` is in more than one shard ({dir} and an earlier one)"
+                );
+                return Ok(exit::BAD_INPUT);
+            }
+            all.push((id, report));
+        }
+    }
+    if let Some(missing) = missing_shards(&seen_shards) {
+        let _ = writeln!(anstream::stderr(), "error: {missing}");
+        return Ok(exit::BAD_INPUT);
+    }
+    let summary = match ClassSummary::build(title, None, &all) {
+        Ok(s) => s,
+        Err(e) => {
+            let _ = writeln!(anstream::stderr(), "error: {e}");
+            return Ok(exit::BAD_INPUT);
+        }
+    };
+    std::fs::create_dir_all(out).with_context(|| format!("failed to create {out}"))?;
+    write_summary(out, &summary)?;
+    let _ = writeln!(
+        anstream::stderr(),
+        "merged {} from {}; summary in {}",
+        plural(all.len(), "submission", "submissions"),
+        plural(shards.len(), "folder", "folders"),
+        out.join("summary.csv")
+    );
+    Ok(exit::PASSED)
+}
+
+/// What is wrong with a set of shards: counts that disagree, a shard twice, or one missing.
+fn missing_shards(seen: &[Shard]) -> Option<String> {
+    let first = seen.first()?;
+    if let Some(other) = seen.iter().find(|s| s.count != first.count) {
+        return Some(format!(
+            "the shards were cut differently ({first} and {other}); merge the shards of one run"
+        ));
+    }
+    let mut indexes: Vec<usize> = seen.iter().map(|s| s.index).collect();
+    indexes.sort_unstable();
+    if let Some(w) = indexes.windows(2).find(|w| w[0] == w[1]) {
+        return Some(format!("shard {}/{} is given twice", w[0], first.count));
+    }
+    let missing: Vec<String> = (1..=first.count)
+        .filter(|k| !indexes.contains(k))
+        .map(|k| format!("{k}/{}", first.count))
+        .collect();
+    (!missing.is_empty()).then(|| format!("shard {} missing", missing.join(", ")))
+}

@@ -1,0 +1,3 @@
+//! Subcommands of the binary that grow beyond a few lines.
+
+pub mod grade;

@@ -1,0 +1,10 @@
+//! Grading a class: a folder of submissions against suites, in parallel, with one report per
+//! submission and a class summary (`broadside grade` and `broadside merge`).
+
+mod run;
+mod submissions;
+mod summary;
+
+pub use run::{Graded, MakeTarget, Plan, Progress, Written, grade, write_atomic, write_reports};
+pub use submissions::{Shard, Submission, discover};
+pub use summary::{ClassSummary, ScenarioRate, SubmissionRow, read_graded};

@@ -1,0 +1,233 @@
+//! The class summary: one row per submission and each scenario's failure rate across the
+//! class, as `summary.csv` and `summary.json`, built only from the per-submission reports
+//! (so a summary always matches them, and `merge` rebuilds it from shards' reports).
+
+use crate::report::{FORMAT_VERSION, Report, Status, round_to, scenario_ids};
+use camino::Utf8Path;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// The summary of a class (or of one shard of it).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct ClassSummary {
+    pub format_version: u32,
+    /// `broadside <version>`.
+    pub tool: String,
+    /// The suite's title, if it has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// `K/N` when this summary covers one shard of the class.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<String>,
+    /// One row per submission, sorted by id.
+    pub submissions: Vec<SubmissionRow>,
+    /// Every scenario with how the class did on it, hardest first.
+    pub scenarios: Vec<ScenarioRate>,
+}
+
+/// One submission's line in the summary.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct SubmissionRow {
+    pub id: String,
+    pub score: f64,
+    pub max_score: f64,
+    pub points: u32,
+    pub max_points: u32,
+    pub passed: usize,
+    pub failed: usize,
+    pub errors: usize,
+    /// Kinds of the faults of the submission as a whole (e.g. `leak`).
+    pub faults: Vec<String>,
+    /// Each scenario's status, by scenario id.
+    pub scenarios: BTreeMap<String, Status>,
+}
+
+/// How the class did on one scenario.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct ScenarioRate {
+    pub id: String,
+    pub title: String,
+    pub path: String,
+    pub passed: usize,
+    pub failed: usize,
+    pub errors: usize,
+    /// (failed + errors) / submissions, rounded to 4 decimals.
+    pub failure_rate: f64,
+}
+
+impl ClassSummary {
+    /// The summary of `graded` (submission id, its report).
+    ///
+    /// Errors: two reports were graded against different scenarios (shards or resumed
+    /// reports of another suite), naming the first submission that differs.
+    pub fn build(
+        title: Option<String>,
+        shard: Option<String>,
+        graded: &[(String, Report)],
+    ) -> Result<ClassSummary, String> {
+        let mut graded: Vec<&(String, Report)> = graded.iter().collect();
+        graded.sort_by(|a, b| a.0.cmp(&b.0));
+        let paths =
+            |r: &Report| -> Vec<String> { r.scenarios.iter().map(|s| s.path.clone()).collect() };
+        let first = graded.first().map(|(_, r)| paths(r)).unwrap_or_default();
+        if let Some((id, _)) = graded.iter().find(|(_, r)| paths(r) != first) {
+            return Err(format!(
+                "the report of `{id}` was graded against other scenarios than the report of `{}`; grade them against the same suites",
+                graded[0].0
+            ));
+        }
+        let ids = scenario_ids(first.iter().map(String::as_str));
+        let mut rates: Vec<ScenarioRate> = ids
+            .iter()
+            .enumerate()
+            .map(|(i, id)| {
+                let count = |st: Status| {
+                    graded
+                        .iter()
+                        .filter(|(_, r)| r.scenarios[i].status == st)
+                        .count()
+                };
+                let (passed, failed, errors) = (
+                    count(Status::Passed),
+                    count(Status::Failed),
+                    count(Status::Error),
+                );
+                let n = graded.len().max(1) as f64;
+                ScenarioRate {
+                    id: id.clone(),
+                    title: graded[0].1.scenarios[i].title.clone(),
+                    path: first[i].clone(),
+                    passed,
+                    failed,
+                    errors,
+                    failure_rate: round_to((failed + errors) as f64 / n, 4),
+                }
+            })
+            .collect();
+        rates.sort_by(|a, b| {
+            b.failure_rate
+                .total_cmp(&a.failure_rate)
+                .then_with(|| a.id.cmp(&b.id))
+        });
+        let submissions = graded
+            .iter()
+            .map(|(id, r)| SubmissionRow {
+                id: id.clone(),
+                score: r.summary.score,
+                max_score: r.summary.max_score,
+                points: r.summary.points,
+                max_points: r.summary.max_points,
+                passed: r.summary.passed,
+                failed: r.summary.failed,
+                errors: r.summary.errors,
+                faults: r.faults.iter().map(|f| f.kind.word().to_string()).collect(),
+                scenarios: ids
+                    .iter()
+                    .cloned()
+                    .zip(r.scenarios.iter().map(|s| s.status))
+                    .collect(),
+            })
+            .collect();
+        Ok(ClassSummary {
+            format_version: FORMAT_VERSION,
+            tool: format!("broadside {}", env!("CARGO_PKG_VERSION")),
+            title,
+            shard,
+            submissions,
+            scenarios: rates,
+        })
+    }
+
+    /// `summary.json`: pretty JSON with a trailing newline.
+    pub fn to_json(&self) -> String {
+        let mut s = serde_json::to_string_pretty(self).expect("a summary always serializes");
+        s.push('\n');
+        s
+    }
+
+    /// `summary.csv`: a header, then one row per submission: `submission, score, max_score,
+    /// points, max_points, passed, failed, errors, faults`, then each scenario's status
+    /// (`passed`, `failed` or `error`), one column per scenario id in path order.
+    pub fn to_csv(&self) -> String {
+        let columns: Vec<String> = self
+            .submissions
+            .first()
+            .map(|_| self.scenario_order())
+            .unwrap_or_default();
+        let mut w = csv::Writer::from_writer(Vec::new());
+        let mut header: Vec<String> = [
+            "submission",
+            "score",
+            "max_score",
+            "points",
+            "max_points",
+            "passed",
+            "failed",
+            "errors",
+            "faults",
+        ]
+        .map(String::from)
+        .to_vec();
+        header.extend(columns.iter().cloned());
+        w.write_record(&header).expect("writing to memory");
+        for row in &self.submissions {
+            let mut rec = vec![
+                row.id.clone(),
+                row.score.to_string(),
+                row.max_score.to_string(),
+                row.points.to_string(),
+                row.max_points.to_string(),
+                row.passed.to_string(),
+                row.failed.to_string(),
+                row.errors.to_string(),
+                row.faults.join(" "),
+            ];
+            rec.extend(columns.iter().map(|c| {
+                row.scenarios
+                    .get(c)
+                    .map_or(String::new(), |s| status_word(*s).to_string())
+            }));
+            w.write_record(&rec).expect("writing to memory");
+        }
+        String::from_utf8(w.into_inner().expect("writing to memory")).expect("CSV of UTF-8 text")
+    }
+
+    /// Scenario ids in path order (not the hardest-first order of `scenarios`).
+    fn scenario_order(&self) -> Vec<String> {
+        let mut by_path: Vec<&ScenarioRate> = self.scenarios.iter().collect();
+        by_path.sort_by(|a, b| a.path.cmp(&b.path));
+        by_path.into_iter().map(|s| s.id.clone()).collect()
+    }
+}
+
+fn status_word(s: Status) -> &'static str {
+    match s {
+        Status::Passed => "passed",
+        Status::Failed => "failed",
+        Status::Error => "error",
+    }
+}
+
+/// The reports already written under `dir`: every `<id>/report.json`, with its id.
+///
+/// Errors: a `report.json` that cannot be read or is not a broadside report.
+pub fn read_graded(dir: &Utf8Path) -> Result<Vec<(String, Report)>, String> {
+    let entries =
+        std::fs::read_dir(dir).map_err(|e| format!("cannot read the folder {dir}: {e}"))?;
+    let mut out = Vec::new();
+    for entry in entries {
+        let entry = entry.map_err(|e| format!("cannot read the folder {dir}: {e}"))?;
+        let file = entry.path().join("report.json");
+        if !file.is_file() {
+            continue;
+        }
+        let id = entry.file_name().to_string_lossy().into_owned();
+        let text = std::fs::read_to_string(&file)
+            .map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+        let report: Report = serde_json::from_str(&text)
+            .map_err(|e| format!("{} is not a broadside report: {e}", file.display()))?;
+        out.push((id, report));
+    }
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    Ok(out)
+}

@@ -1,0 +1,118 @@
+//! The Gradescope view: the `results.json` a Gradescope autograder's `run_autograder` writes.
+//!
+//! Fields follow Gradescope's "Autograder Specifications" (results.json): top level `score`,
+//! `execution_time` (seconds), `output`, `output_format`, `visibility`, `stdout_visibility`,
+//! `tests`; each test `name`, `score`, `max_score`, `status` (`passed` | `failed`),
+//! `visibility` (`visible` | `hidden` | `after_due_date` | `after_published`), `tags`,
+//! `output`, `output_format`. This view is what students see, so hidden scenarios never carry
+//! their steps: under `hidden_results = "status"` they are listed as visible tests with their
+//! status only, otherwise as Gradescope `hidden` tests (staff see them, students do not).
+//! After-due-date scenarios keep their details with Gradescope's own `after_due_date`, which
+//! Gradescope enforces.
+
+use super::text::{details, scaled};
+use super::view::{HiddenResults, redacted};
+use super::{Report, Status};
+use crate::scenario::Visibility;
+use serde::Serialize;
+
+/// A Gradescope `results.json`.
+#[derive(Debug, Serialize)]
+pub struct Results {
+    pub score: f64,
+    /// Whole seconds the run took (timing: redacted in snapshots).
+    pub execution_time: u64,
+    pub output: String,
+    pub output_format: &'static str,
+    pub visibility: &'static str,
+    pub stdout_visibility: &'static str,
+    pub tests: Vec<Test>,
+}
+
+/// One Gradescope test: one scenario.
+#[derive(Debug, Serialize)]
+pub struct Test {
+    pub name: String,
+    pub score: f64,
+    pub max_score: f64,
+    pub status: &'static str,
+    pub visibility: &'static str,
+    pub tags: Vec<String>,
+    pub output: String,
+    pub output_format: &'static str,
+}
+
+/// The report as Gradescope results (see the module doc for how visibility maps).
+pub fn gradescope(report: &Report, hidden: HiddenResults) -> Results {
+    let ids = super::scenario_ids(report.scenarios.iter().map(|r| r.path.as_str()));
+    let tests = report
+        .scenarios
+        .iter()
+        .zip(ids)
+        .map(|(r, id)| {
+            let (visibility, shown) = match (r.visibility, hidden) {
+                (Visibility::Visible, _) => ("visible", r.clone()),
+                (Visibility::AfterDueDate, _) => ("after_due_date", r.clone()),
+                (Visibility::Hidden, HiddenResults::Status) => ("visible", redacted(r)),
+                (Visibility::Hidden, HiddenResults::None) => ("hidden", redacted(r)),
+            };
+            let mut tags = vec![r.assignment.clone()];
+            tags.extend(r.tags.iter().cloned());
+            let output = match r.status {
+                Status::Passed => String::new(),
+                _ => details(&shown).trim_end().to_string(),
+            };
+            Test {
+                name: format!("{id}: {}", r.title),
+                score: super::model::round_to(r.score, 4),
+                max_score: super::model::round_to(r.max_score, 4),
+                status: if r.status == Status::Passed {
+                    "passed"
+                } else {
+                    "failed"
+                },
+                visibility,
+                tags,
+                output,
+                output_format: "text",
+            }
+        })
+        .collect();
+    let s = &report.summary;
+    let mut output = format!(
+        "{}: {} of {} scenarios passed, {}/{} points{}.\n",
+        report.tool,
+        s.passed,
+        s.scenarios,
+        s.points,
+        s.max_points,
+        scaled(s)
+    );
+    for f in &report.faults {
+        output.push_str(&format!(
+            "\nThe submission as a whole: {}\n{}\n",
+            f.kind.word(),
+            f.message
+        ));
+    }
+    for n in &report.notes {
+        output.push_str(&format!("\nnote: {n}\n"));
+    }
+    Results {
+        score: s.score,
+        execution_time: report.elapsed_ms.div_ceil(1000),
+        output,
+        output_format: "text",
+        visibility: "visible",
+        stdout_visibility: "hidden",
+        tests,
+    }
+}
+
+/// The Gradescope results as pretty JSON with a trailing newline.
+pub fn to_gradescope(report: &Report, hidden: HiddenResults) -> String {
+    let mut s = serde_json::to_string_pretty(&gradescope(report, hidden))
+        .expect("gradescope results always serialize");
+    s.push('\n');
+    s
+}

@@ -1,0 +1,224 @@
+//! A suite's settings (`suite.toml` beside its scenarios) and how they shape the scenarios.
+//!
+//! A suite is a folder of scenarios graded together. Its `suite.toml` gives the title, the
+//! assignment every scenario must be for, the total points the suite is worth, the folders
+//! whose scenarios are hidden from students, what students may see of those, and the child
+//! limits. Reading the file is [`crate::load::suites`]; this module is the pure part.
+
+use crate::diag::{Diagnostic, Source};
+use crate::report::HiddenResults;
+use crate::scenario::{Scenario, Visibility};
+use camino::{Utf8Path, Utf8PathBuf};
+use serde::Deserialize;
+use toml::Spanned;
+
+/// The name of a suite's settings file; discovery never treats it as a scenario.
+pub const SUITE_FILE: &str = "suite.toml";
+
+/// The `[limits]` table of a `suite.toml` (every field optional; flags win, defaults fill the
+/// rest). Units: seconds, MiB, counts.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SuiteLimits {
+    pub cpu_secs: Option<u64>,
+    pub memory_mib: Option<u64>,
+    pub open_files: Option<u64>,
+    pub file_size_mib: Option<u64>,
+    pub processes: Option<u64>,
+    pub timeout_secs: Option<f64>,
+    pub scenario_timeout_secs: Option<f64>,
+}
+
+/// A `suite.toml` as written. Every key is optional.
+///
+/// ```toml
+/// title = "Solo battleships: published tests"
+/// assignment = "solo-10x10"      # every scenario must be for this assignment
+/// total_points = 50              # scale the suite's points to this total
+/// hidden = ["hidden"]            # folders (relative to this file) of hidden scenarios
+/// hidden_results = "status"      # students see a hidden scenario's pass/fail ("none": nothing)
+/// [limits]
+/// timeout_secs = 2
+/// ```
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Suite {
+    pub title: Option<String>,
+    pub assignment: Option<Spanned<String>>,
+    pub total_points: Option<Spanned<f64>>,
+    #[serde(default)]
+    pub hidden: Vec<Spanned<String>>,
+    pub hidden_results: Option<HiddenResults>,
+    #[serde(default)]
+    pub limits: SuiteLimits,
+}
+
+/// A suite read from its folder, with the file it came from (for diagnostics).
+#[derive(Debug, Clone)]
+pub struct LoadedSuite {
+    /// The suite's folder.
+    pub dir: Utf8PathBuf,
+    pub source: Source,
+    pub suite: Suite,
+}
+
+impl LoadedSuite {
+    /// Checks the settings that serde cannot: `total_points` positive and finite, `hidden`
+    /// folders inside the suite that exist, a known `assignment`.
+    ///
+    /// `assignment_known` says whether an assignment id has a spec.
+    pub fn validate(&self, assignment_known: impl Fn(&str) -> bool) -> Vec<Diagnostic> {
+        let mut out = Vec::new();
+        let s = &self.suite;
+        if let Some(t) = &s.total_points
+            && !(t.get_ref().is_finite() && *t.get_ref() > 0.0)
+        {
+            out.push(
+                Diagnostic::new(
+                    &self.source,
+                    Some(t.span()),
+                    format!("total_points = {} is not a positive number", t.get_ref()),
+                )
+                .expected("a positive number of points, e.g. `total_points = 100`"),
+            );
+        }
+        if let Some(a) = &s.assignment
+            && !assignment_known(a.get_ref())
+        {
+            out.push(
+                Diagnostic::new(
+                    &self.source,
+                    Some(a.span()),
+                    format!("unknown assignment `{}`", a.get_ref()),
+                )
+                .expected("an assignment id that `broadside list` shows, or one of a --spec file"),
+            );
+        }
+        for h in &s.hidden {
+            let rel = Utf8Path::new(h.get_ref());
+            let inside = rel.is_relative()
+                && rel
+                    .components()
+                    .all(|c| matches!(c, camino::Utf8Component::Normal(_)));
+            let problem = if !inside {
+                Some("is not a folder inside the suite")
+            } else if !self.dir.join(rel).is_dir() {
+                Some("is not a folder")
+            } else {
+                None
+            };
+            if let Some(problem) = problem {
+                out.push(
+                    Diagnostic::new(
+                        &self.source,
+                        Some(h.span()),
+                        format!("hidden folder `{}` {problem}", h.get_ref()),
+                    )
+                    .expected("a folder under the suite's folder, e.g. `hidden = [\"hidden\"]`"),
+                );
+            }
+        }
+        out
+    }
+
+    /// Applies the suite to the scenarios loaded from its folder (others are left alone):
+    /// scenarios in a `hidden` folder become at least [`Visibility::Hidden`], a scenario for
+    /// another assignment is an error at its `assignment` line, and with `total_points` each
+    /// scenario's `max_score` becomes its share of that total.
+    pub fn apply(&self, scenarios: &mut [Scenario]) -> Vec<Diagnostic> {
+        let mut out = Vec::new();
+        let mine: Vec<&mut Scenario> = scenarios
+            .iter_mut()
+            .filter(|s| Utf8Path::new(&s.source.path).starts_with(&self.dir))
+            .collect();
+        let raw_total: u32 = mine.iter().map(|s| s.points).sum();
+        for s in mine {
+            let path = Utf8Path::new(&s.source.path);
+            if self
+                .suite
+                .hidden
+                .iter()
+                .any(|h| path.starts_with(self.dir.join(h.get_ref())))
+            {
+                s.visibility = s.visibility.max(Visibility::Hidden);
+            }
+            if let Some(a) = &self.suite.assignment
+                && a.get_ref() != &s.assignment
+            {
+                let at = key_span(&s.source.text, "assignment");
+                out.push(
+                    Diagnostic::new(
+                        &s.source,
+                        at,
+                        format!(
+                            "this scenario is for `{}` but its suite ({}) is for `{}`",
+                            s.assignment,
+                            self.source.path,
+                            a.get_ref()
+                        ),
+                    )
+                    .expected(format!("assignment = \"{}\"", a.get_ref())),
+                );
+            }
+            if let Some(t) = &self.suite.total_points
+                && raw_total > 0
+            {
+                s.max_score = f64::from(s.points) * t.get_ref() / f64::from(raw_total);
+            }
+        }
+        out
+    }
+}
+
+/// Every suite of a run, in the order their folders were given.
+#[derive(Debug, Clone, Default)]
+pub struct Suites(pub Vec<LoadedSuite>);
+
+impl Suites {
+    /// The limits of the first suite (flags win over them).
+    pub fn limits(&self) -> SuiteLimits {
+        self.0
+            .first()
+            .map(|s| s.suite.limits.clone())
+            .unwrap_or_default()
+    }
+
+    /// What students may see of hidden scenarios: the strictest of the suites' settings,
+    /// [`HiddenResults::None`] when no suite says.
+    pub fn hidden_results(&self) -> HiddenResults {
+        self.0
+            .iter()
+            .map(|s| s.suite.hidden_results.unwrap_or_default())
+            .min()
+            .unwrap_or_default()
+    }
+
+    /// The first suite's title, if any.
+    pub fn title(&self) -> Option<String> {
+        self.0.iter().find_map(|s| s.suite.title.clone())
+    }
+
+    /// The assignment the suites are for, when they say and agree.
+    pub fn assignment(&self) -> Option<String> {
+        let mut ids = self
+            .0
+            .iter()
+            .filter_map(|s| s.suite.assignment.as_ref().map(|a| a.get_ref().clone()));
+        let first = ids.next()?;
+        ids.all(|a| a == first).then_some(first)
+    }
+}
+
+/// The span of a top-level `key = …` line's key in TOML `text`, if there is one.
+fn key_span(text: &str, key: &str) -> Option<std::ops::Range<usize>> {
+    let mut at = 0;
+    for line in text.split_inclusive('\n') {
+        let rest = line.trim_start();
+        if rest.starts_with(key) && rest[key.len()..].trim_start().starts_with('=') {
+            let start = at + (line.len() - rest.len());
+            return Some(start..start + key.len());
+        }
+        at += line.len();
+    }
+    None
+}

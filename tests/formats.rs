@@ -1,0 +1,199 @@
+//! The report views beyond JSON and text: Gradescope `results.json`, JUnit XML and the
+//! student view, over a suite with a hidden, an after-due-date and a scaled scenario
+//! (`tests/fixtures/suite`). Snapshots pin each format; the Gradescope results are checked
+//! against the field list of Gradescope's autograder specification; the JUnit XML is parsed.
+
+use broadside::harness::run_all;
+use broadside::report::{
+    HiddenResults, Report, Status, for_students, gradescope, to_gradescope, to_junit, to_text,
+};
+use broadside::scenario::Visibility;
+use broadside::spec::SpecSet;
+use broadside::target::Reference;
+
+const SUITE: &str = "tests/fixtures/suite";
+
+fn suite_report() -> (Report, HiddenResults) {
+    let (loaded, suites) = broadside::load::load_suites(&[SUITE.into()], &SpecSet::builtin());
+    assert!(loaded.errors.is_empty(), "{:?}", loaded.errors);
+    let report = Report::new(
+        "reference".into(),
+        run_all(&loaded.scenarios, &mut Reference::new()),
+    );
+    (report, suites.hidden_results())
+}
+
+fn hidden(report: &Report) -> &broadside::report::ScenarioResult {
+    report
+        .scenarios
+        .iter()
+        .find(|r| r.path.contains("/hidden/"))
+        .expect("the fixture has a hidden scenario")
+}
+
+#[test]
+fn a_suite_scales_points_to_its_total_and_hides_its_hidden_folder() {
+    let (report, policy) = suite_report();
+    assert_eq!(policy, HiddenResults::Status);
+    // 5 + 3 + 1 points scaled to 18: every point is worth 2.
+    assert_eq!(report.summary.max_points, 9);
+    assert_eq!(report.summary.max_score, 18.0);
+    assert_eq!(report.summary.points, 5);
+    assert_eq!(report.summary.score, 10.0);
+    assert_eq!(hidden(&report).visibility, Visibility::Hidden);
+    assert_eq!(hidden(&report).max_score, 6.0);
+    assert_eq!(hidden(&report).status, Status::Failed);
+}
+
+#[test]
+fn the_student_view_never_shows_a_hidden_scenarios_steps() {
+    let (report, _) = suite_report();
+    assert!(
+        hidden(&report).divergence.is_some(),
+        "staff see the divergence"
+    );
+    let student = for_students(&report, HiddenResults::Status);
+    let h = hidden(&student);
+    assert!(h.divergence.is_none() && h.details_hidden);
+    assert_eq!(h.status, Status::Failed, "the suite allows the status");
+    let text = to_text(&student, false);
+    assert!(!text.contains("expected"), "{text}");
+    assert!(text.contains("details hidden"), "{text}");
+    // With `hidden_results = "none"` the scenario is not listed, yet still counted.
+    let none = for_students(&report, HiddenResults::None);
+    assert!(none.scenarios.iter().all(|r| !r.path.contains("/hidden/")));
+    assert_eq!(none.summary, report.summary);
+    assert!(none.notes.iter().any(|n| n.contains("1 hidden scenario")));
+}
+
+/// Gradescope's documented results.json fields (Autograder Specifications).
+const TOP_FIELDS: [&str; 11] = [
+    "score",
+    "execution_time",
+    "output",
+    "output_format",
+    "test_output_format",
+    "test_name_format",
+    "visibility",
+    "stdout_visibility",
+    "extra_data",
+    "tests",
+    "leaderboard",
+];
+const TEST_FIELDS: [&str; 12] = [
+    "score",
+    "max_score",
+    "status",
+    "name",
+    "name_format",
+    "number",
+    "output",
+    "output_format",
+    "tags",
+    "visibility",
+    "extra_data",
+    "field",
+];
+const VISIBILITIES: [&str; 4] = ["hidden", "after_due_date", "after_published", "visible"];
+
+#[test]
+fn gradescope_results_use_only_documented_fields_and_values() {
+    let (report, policy) = suite_report();
+    let v: serde_json::Value = serde_json::from_str(&to_gradescope(&report, policy)).unwrap();
+    let top = v.as_object().unwrap();
+    for key in top.keys() {
+        assert!(
+            TOP_FIELDS.contains(&key.as_str()),
+            "undocumented field {key}"
+        );
+    }
+    assert!(VISIBILITIES.contains(&top["visibility"].as_str().unwrap()));
+    assert!(VISIBILITIES.contains(&top["stdout_visibility"].as_str().unwrap()));
+    let tests = top["tests"].as_array().unwrap();
+    assert_eq!(tests.len(), 3);
+    let mut sum = 0.0;
+    for t in tests {
+        for key in t.as_object().unwrap().keys() {
+            assert!(
+                TEST_FIELDS.contains(&key.as_str()),
+                "undocumented field {key}"
+            );
+        }
+        assert!(["passed", "failed"].contains(&t["status"].as_str().unwrap()));
+        assert!(VISIBILITIES.contains(&t["visibility"].as_str().unwrap()));
+        assert!(t["score"].as_f64().unwrap() <= t["max_score"].as_f64().unwrap());
+        sum += t["score"].as_f64().unwrap();
+    }
+    assert_eq!(top["score"].as_f64().unwrap(), sum);
+}
+
+#[test]
+fn gradescope_never_carries_a_hidden_scenarios_steps() {
+    let (report, _) = suite_report();
+    for policy in [HiddenResults::Status, HiddenResults::None] {
+        let g = gradescope(&report, policy);
+        let t = g
+            .tests
+            .iter()
+            .find(|t| t.name.starts_with("hidden/"))
+            .unwrap();
+        assert_eq!(t.status, "failed");
+        assert!(!t.output.contains("expected"), "{}", t.output);
+        let want = match policy {
+            HiddenResults::Status => "visible",
+            HiddenResults::None => "hidden",
+        };
+        assert_eq!(t.visibility, want);
+        // After-due-date details are left to Gradescope's own visibility.
+        let late = g.tests.iter().find(|t| t.name.contains("after")).unwrap();
+        assert_eq!(late.visibility, "after_due_date");
+        assert!(late.output.contains("expected"), "{}", late.output);
+    }
+}
+
+#[test]
+fn gradescope_snapshot() {
+    let (report, policy) = suite_report();
+    let v: serde_json::Value = serde_json::from_str(&to_gradescope(&report, policy)).unwrap();
+    insta::assert_json_snapshot!(v, {
+        ".execution_time" => "[execution_time]",
+        ".output" => insta::dynamic_redaction(|value, _| {
+            insta::internals::Content::from(value.as_str().unwrap().replace(env!("CARGO_PKG_VERSION"), "[version]"))
+        }),
+    });
+}
+
+#[test]
+fn junit_parses_and_tells_failures_from_errors() {
+    let (mut report, _) = suite_report();
+    // Make the after-due-date scenario a fault to see an `error`.
+    let late = report
+        .scenarios
+        .iter_mut()
+        .find(|r| r.visibility == Visibility::AfterDueDate)
+        .unwrap();
+    late.divergence = None;
+    *late = late.clone().errored(
+        broadside::target::Fault {
+            kind: broadside::target::FaultKind::Timeout,
+            message: "no answer within 5 s".into(),
+        },
+        Some(1),
+    );
+    let xml = to_junit(&report);
+    let parsed = quick_junit::Report::deserialize_from_str(&xml).expect("valid JUnit XML");
+    assert_eq!(parsed.test_suites.len(), 1);
+    let suite = &parsed.test_suites[0];
+    assert_eq!(suite.name.as_str(), "colab-6x6");
+    assert_eq!((suite.tests, suite.failures, suite.errors), (3, 1, 1));
+    let settings = insta::Settings::clone_current();
+    let mut settings = settings;
+    settings.add_filter(r#"time="[0-9.]+""#, r#"time="[time]""#);
+    settings.bind(|| insta::assert_snapshot!(xml));
+}
+
+#[test]
+fn student_text_snapshot() {
+    let (report, policy) = suite_report();
+    insta::assert_snapshot!(to_text(&for_students(&report, policy), false));
+}

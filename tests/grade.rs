@@ -1,0 +1,328 @@
+//! `broadside grade` and `broadside merge` as an instructor meets them: one report per
+//! submission, a summary that matches the reports, byte-identical reruns (timings aside),
+//! `--resume`, shards that merge into the same summary, and hostile submissions that fail
+//! themselves only.
+
+use assert_cmd::Command;
+use camino::{Utf8Path, Utf8PathBuf};
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+const SUITE: &str = "fixtures/scenarios/solo-10x10";
+const CLASS: &str = "fixtures/submissions/solo-10x10";
+
+fn broadside() -> Command {
+    let mut c = Command::cargo_bin("broadside").unwrap();
+    c.env("NO_COLOR", "1");
+    c
+}
+
+fn tmp() -> (tempfile::TempDir, Utf8PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = Utf8PathBuf::from_path_buf(dir.path().to_path_buf()).unwrap();
+    (dir, path)
+}
+
+/// Runs `broadside grade` with `extra` flags; returns the exit code and standard error.
+fn grade(suite: &str, class: &str, out: &Utf8Path, extra: &[&str]) -> (i32, String) {
+    let o = broadside()
+        .args([
+            "grade",
+            "--suite",
+            suite,
+            "--submissions",
+            class,
+            "--out",
+            out.as_str(),
+        ])
+        .args(extra)
+        .output()
+        .unwrap();
+    (
+        o.status.code().unwrap(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+fn json(path: &Utf8Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// Every file under `dir` (relative path → text), timings replaced, so two runs compare.
+fn files_without_timings(dir: &Utf8Path) -> BTreeMap<String, String> {
+    let timing = [
+        (r#""elapsed_ms": [0-9]+"#, r#""elapsed_ms": 0"#),
+        (r#""execution_time": [0-9]+"#, r#""execution_time": 0"#),
+        (r#"time="[0-9.]+""#, r#"time="0""#),
+    ];
+    walkdir::WalkDir::new(dir)
+        .sort_by_file_name()
+        .into_iter()
+        .map(|e| e.unwrap())
+        .filter(|e| e.file_type().is_file())
+        .map(|e| {
+            let mut text = std::fs::read_to_string(e.path()).unwrap();
+            for (pattern, with) in timing {
+                text = regex::Regex::new(pattern)
+                    .unwrap()
+                    .replace_all(&text, with)
+                    .into_owned();
+            }
+            let rel = e.path().strip_prefix(dir.as_std_path()).unwrap();
+            (rel.to_string_lossy().into_owned(), text)
+        })
+        .collect()
+}
+
+#[test]
+fn grading_the_samples_writes_every_report_and_a_summary_that_matches_them() {
+    let (_keep, out) = tmp();
+    let (code, err) = grade(SUITE, CLASS, &out, &["--jobs", "2"]);
+    assert_eq!(code, 0, "{err}");
+    let summary = json(&out.join("summary.json"));
+    let rows = summary["submissions"].as_array().unwrap();
+    let samples: Vec<String> = broadside::grade::discover(CLASS.into())
+        .unwrap()
+        .into_iter()
+        .map(|s| s.id)
+        .collect();
+    assert!(samples.len() >= 11, "{samples:?}");
+    assert_eq!(rows.len(), samples.len());
+    let csv_text = std::fs::read_to_string(out.join("summary.csv")).unwrap();
+    let mut csv = csv::Reader::from_reader(csv_text.as_bytes());
+    let header = csv.headers().unwrap().clone();
+    let csv_rows: Vec<csv::StringRecord> = csv.records().map(|r| r.unwrap()).collect();
+    assert_eq!(csv_rows.len(), samples.len());
+    for (row, record) in rows.iter().zip(&csv_rows) {
+        let id = row["id"].as_str().unwrap();
+        let dir = out.join(id);
+        for file in ["report.json", "results.json", "junit.xml", "report.txt"] {
+            assert!(dir.join(file).is_file(), "{id}: no {file}");
+        }
+        let report = json(&dir.join("report.json"));
+        assert_eq!(row["score"], report["summary"]["score"], "{id}");
+        assert_eq!(row["passed"], report["summary"]["passed"], "{id}");
+        assert_eq!(&record[0], id);
+        assert_eq!(
+            record[1].parse::<f64>().unwrap(),
+            row["score"].as_f64().unwrap()
+        );
+        // Each scenario's status in the summary is the report's.
+        let ids = broadside::report::scenario_ids(
+            report["scenarios"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|s| s["path"].as_str().unwrap()),
+        );
+        for (sid, s) in ids.iter().zip(report["scenarios"].as_array().unwrap()) {
+            assert_eq!(row["scenarios"][sid], s["status"], "{id} {sid}");
+            let col = header.iter().position(|h| h == sid).unwrap();
+            assert_eq!(Some(&record[col]), s["status"].as_str(), "{id} {sid}");
+        }
+        let gradescope = json(&dir.join("results.json"));
+        assert_eq!(gradescope["score"], report["summary"]["score"], "{id}");
+        quick_junit::Report::deserialize_from_str(
+            &std::fs::read_to_string(dir.join("junit.xml")).unwrap(),
+        )
+        .unwrap();
+    }
+    let correct = rows.iter().find(|r| r["id"] == "correct").unwrap();
+    assert_eq!(correct["score"], correct["max_score"]);
+    let rates = summary["scenarios"].as_array().unwrap();
+    let rate = |s: &Value| s["failure_rate"].as_f64().unwrap();
+    assert!(
+        rates.windows(2).all(|w| rate(&w[0]) >= rate(&w[1])),
+        "hardest first"
+    );
+    assert!(rate(&rates[0]) > 0.0);
+}
+
+#[test]
+fn the_same_class_graded_twice_gives_the_same_bytes_timings_aside() {
+    let (_a, one) = tmp();
+    let (_b, two) = tmp();
+    let class = "fixtures/submissions/colab-6x6";
+    let suite = "fixtures/scenarios/colab-6x6";
+    assert_eq!(grade(suite, class, &one, &["--jobs", "2"]).0, 0);
+    assert_eq!(grade(suite, class, &two, &["--jobs", "1"]).0, 0);
+    let (a, b) = (files_without_timings(&one), files_without_timings(&two));
+    assert_eq!(a.keys().collect::<Vec<_>>(), b.keys().collect::<Vec<_>>());
+    for (name, text) in &a {
+        assert_eq!(text, &b[name], "{name} differs between two runs");
+    }
+}
+
+#[test]
+fn resume_skips_the_reports_already_written_and_grades_the_rest() {
+    let (_keep, out) = tmp();
+    let class = "fixtures/submissions/colab-6x6";
+    let suite = "fixtures/scenarios/colab-6x6";
+    assert_eq!(grade(suite, class, &out, &[]).0, 0);
+    let before = std::fs::read_to_string(out.join("summary.json")).unwrap();
+    // As if the run had been interrupted before `correct` was written.
+    std::fs::remove_dir_all(out.join("correct")).unwrap();
+    let (code, err) = grade(suite, class, &out, &["--resume"]);
+    assert_eq!(code, 0, "{err}");
+    let n = broadside::grade::discover(class.into()).unwrap().len();
+    assert!(err.contains(&format!("({} resumed)", n - 1)), "{err}");
+    assert!(out.join("correct/report.json").is_file());
+    assert_eq!(
+        std::fs::read_to_string(out.join("summary.json")).unwrap(),
+        before
+    );
+}
+
+#[test]
+fn shards_merge_into_the_summary_of_the_whole_class() {
+    let class = "fixtures/submissions/colab-6x6";
+    let suite = "fixtures/scenarios/colab-6x6";
+    let (_w, whole) = tmp();
+    assert_eq!(grade(suite, class, &whole, &[]).0, 0);
+    let (_s, root) = tmp();
+    let shards: Vec<Utf8PathBuf> = (1..=3).map(|k| root.join(format!("shard-{k}"))).collect();
+    for (k, dir) in shards.iter().enumerate() {
+        let shard = format!("{}/3", k + 1);
+        let (code, err) = grade(suite, class, dir, &["--shard", &shard]);
+        assert_eq!(code, 0, "{err}");
+    }
+    let merged = root.join("merged");
+    let o = broadside()
+        .arg("merge")
+        .args(shards.iter().map(|s| s.as_str()))
+        .args(["--out", merged.as_str()])
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    for file in ["summary.json", "summary.csv"] {
+        assert_eq!(
+            std::fs::read_to_string(merged.join(file)).unwrap(),
+            std::fs::read_to_string(whole.join(file)).unwrap(),
+            "{file}"
+        );
+    }
+    // A missing shard is refused, naming it.
+    let o = broadside()
+        .args([
+            "merge",
+            shards[0].as_str(),
+            shards[2].as_str(),
+            "--out",
+            merged.as_str(),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("shard 2/3 missing"));
+    // The same shard twice is refused too.
+    let o = broadside()
+        .args([
+            "merge",
+            shards[0].as_str(),
+            shards[0].as_str(),
+            "--out",
+            merged.as_str(),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn hostile_submissions_fail_themselves_only() {
+    let (_c, class) = tmp();
+    let correct = "fixtures/submissions/colab-6x6/correct/battleship.py";
+    let hostile = [
+        ("fork-bomb", "fork_bomb.py", "limit"),
+        ("loop-in-fire", "loop_in_fire.py", "timeout"),
+        ("kill-parent", "kill_parent.py", ""),
+        ("segfault", "segfault.py", "crash"),
+        ("background", "background_process.py", "leak"),
+    ];
+    for (id, file, _) in hostile {
+        std::fs::create_dir(class.join(id)).unwrap();
+        std::fs::copy(
+            format!("fixtures/submissions/hostile/{file}"),
+            class.join(id).join("battleship.py"),
+        )
+        .unwrap();
+    }
+    for id in ["correct-a", "correct-b", "correct-c"] {
+        std::fs::create_dir(class.join(id)).unwrap();
+        std::fs::copy(correct, class.join(id).join("battleship.py")).unwrap();
+    }
+    let (_o, out) = tmp();
+    let (code, err) = grade(
+        "fixtures/scenarios/colab-6x6/01-handout-example.toml",
+        class.as_str(),
+        &out,
+        &["--jobs", "2", "--timeout", "1"],
+    );
+    assert_eq!(code, 0, "{err}");
+    for id in ["correct-a", "correct-b", "correct-c"] {
+        let r = json(&out.join(id).join("report.json"));
+        assert_eq!(r["summary"]["passed"], 1, "{id} beside hostile ones: {r}");
+    }
+    for (id, _, fault) in hostile {
+        let r = json(&out.join(id).join("report.json"));
+        let s = &r["scenarios"][0];
+        if fault == "leak" {
+            assert_eq!(r["faults"][0]["kind"], "leak", "{id}: {r}");
+        } else if !fault.is_empty() {
+            assert_eq!(s["status"], "error", "{id}: {r}");
+            assert_eq!(s["fault"]["kind"], fault, "{id}: {r}");
+        }
+    }
+}
+
+#[test]
+fn wrong_inputs_are_refused_with_exit_2_or_a_clear_error() {
+    let (_keep, out) = tmp();
+    // A suite for assignments broadside cannot run by itself needs --target.
+    let (code, err) = grade("fixtures/scenarios/battleboats", CLASS, &out, &[]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--target"), "{err}");
+    let (code, err) = grade(SUITE, CLASS, &out, &["--target", "python:"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("{}"), "{err}");
+    let (code, err) = grade(SUITE, CLASS, &out, &["--shard", "4/3"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("K/N"), "{err}");
+    let (code, err) = grade(SUITE, "no/such/folder", &out, &[]);
+    assert_eq!(code, 2);
+    assert!(err.contains("no/such/folder"), "{err}");
+}
+
+#[test]
+fn a_broken_suite_toml_names_file_line_and_what_was_expected() {
+    let (_keep, dir) = tmp();
+    std::fs::copy(
+        "fixtures/scenarios/colab-6x6/01-handout-example.toml",
+        dir.join("01.toml"),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("suite.toml"),
+        "title = \"x\"\nassignment = \"solo-10x10\"\ntotal_points = -3\nhidden = [\"nope\"]\n",
+    )
+    .unwrap();
+    let (_o, out) = tmp();
+    let (code, err) = grade(dir.as_str(), CLASS, &out, &[]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("suite.toml:3:16"), "{err}");
+    assert!(
+        err.contains("hidden folder `nope` is not a folder"),
+        "{err}"
+    );
+    // The assignment check needs a valid suite, so it comes once the others are fixed.
+    std::fs::write(dir.join("suite.toml"), "assignment = \"solo-10x10\"\n").unwrap();
+    let (code, err) = grade(dir.as_str(), CLASS, &out, &[]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("01.toml:1:1"), "{err}");
+    assert!(err.contains("but its suite"), "{err}");
+}

@@ -241,3 +241,67 @@ fn a_suite_toml_with_an_unknown_limit_is_bad_input() {
         .assert()
         .code(2);
 }
+
+#[test]
+fn without_namespaces_a_python_submission_is_still_graded_and_the_report_says_so() {
+    // As on Gradescope: root in a container that refuses new namespaces.
+    let out = broadside()
+        .env("BROADSIDE_NO_NAMESPACES", "1")
+        .args([
+            "run",
+            "fixtures/scenarios/colab-6x6",
+            "--target",
+            "python:fixtures/submissions/colab-6x6/correct",
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(out.status.code(), Some(0), "{v}");
+    assert_eq!(v["summary"]["passed"], v["summary"]["scenarios"]);
+    let running_as_root = nix::unistd::geteuid().is_root();
+    let notes = v["notes"].to_string();
+    if running_as_root {
+        assert!(notes.contains("no namespaces"), "{notes}");
+    } else {
+        assert!(notes.contains("not running as root"), "{notes}");
+    }
+}
+
+#[test]
+fn run_writes_gradescope_and_junit_and_a_student_view() {
+    let dir = tempfile::tempdir().unwrap();
+    let results = dir.path().join("results.json");
+    let out = broadside()
+        .args([
+            "run",
+            "tests/fixtures/suite",
+            "--format",
+            "gradescope",
+            "--out",
+        ])
+        .arg(&results)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "the fixture suite fails on purpose"
+    );
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&results).unwrap()).unwrap();
+    assert_eq!(v["score"], 10.0, "5 of 9 points scaled to 18");
+    let out = broadside()
+        .args(["run", "tests/fixtures/suite", "--format", "junit"])
+        .output()
+        .unwrap();
+    quick_junit::Report::deserialize_from_str(&String::from_utf8(out.stdout).unwrap()).unwrap();
+    let out = broadside()
+        .args(["run", "tests/fixtures/suite", "--audience", "student"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("details hidden"), "{text}");
+    assert!(!text.contains("expected hit"), "{text}");
+}

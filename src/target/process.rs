@@ -143,7 +143,8 @@ impl Process {
         let (program, args, cwd) = (self.program.clone(), self.args.clone(), self.cwd.clone());
         let (limits, drop_to, marker) = (self.limits.clone(), self.drop_to, self.marker.clone());
         let env = self.env.clone();
-        let jail = self.jail.clone().filter(|_| drop_to.is_some());
+        let namespaces = drop_to.is_some() && limits::namespaces_available();
+        let jail = self.jail.clone().filter(|_| namespaces);
         // Orphans of the child (a process that left its group) are reparented to us, so the
         // leak check can find and reap them.
         let _ = nix::sys::prctl::set_child_subreaper(true);
@@ -160,7 +161,9 @@ impl Process {
             // SAFETY: the closure only makes async-signal-safe system calls (setrlimit,
             // unshare, setgroups, setgid, setuid) and does not allocate.
             unsafe {
-                c.pre_exec(move || limits::apply_in_child(&limits, drop_to, jail.as_deref()));
+                c.pre_exec(move || {
+                    limits::apply_in_child(&limits, drop_to, namespaces, jail.as_deref())
+                });
             }
         });
         command.wrap(ProcessGroup::leader());
@@ -500,6 +503,14 @@ impl Target for Process {
     }
 
     fn notes(&self) -> Vec<String> {
+        if self.drop_to.is_some() && !limits::namespaces_available() {
+            return vec![
+                "this machine gives broadside no namespaces (e.g. an unprivileged container), so \
+                 the submission ran as an unprivileged user with resource limits and timeouts, \
+                 but with the network and other users' readable files within reach"
+                    .to_string(),
+            ];
+        }
         if self.drop_to.is_some() {
             return Vec::new();
         }

@@ -41,8 +41,11 @@ pub fn target_as(path: &Utf8Path, uid: u32) -> Result<Process, String> {
     // As root the child is locked into a jail whose `/box` holds the driver and the copy;
     // otherwise it runs in the private folder itself.
     let root = limits::running_as_root();
+    // Without namespaces there is no jail: the child runs in the private folder, as the
+    // unprivileged user all the same.
+    let jailed = root && limits::namespaces_available();
     let jail_root = dir.path().join("jail");
-    let boxed = if root {
+    let boxed = if jailed {
         jail_root.join("box")
     } else {
         dir.path().to_path_buf()
@@ -70,7 +73,7 @@ pub fn target_as(path: &Utf8Path, uid: u32) -> Result<Process, String> {
     std::fs::set_permissions(&driver, std::fs::Permissions::from_mode(0o644)).map_err(io)?;
     // Paths as the child sees them.
     let inside = |p: &Path| -> String {
-        if root {
+        if jailed {
             format!(
                 "/{}",
                 p.strip_prefix(&jail_root).unwrap_or(p).to_string_lossy()
@@ -88,13 +91,17 @@ pub fn target_as(path: &Utf8Path, uid: u32) -> Result<Process, String> {
     let name = format!("python:{path}");
     if root {
         chown_tree(&work, uid).map_err(io)?;
+    }
+    if jailed {
         let jail = limits::Jail::prepare(&jail_root, &inside(&work)).map_err(io)?;
         return Ok(Process::new(name, interpreter(), args, None)
             .jail(jail)
             .run_as(uid)
             .keep(dir));
     }
-    Ok(Process::new(name, interpreter(), args, Some(work)).keep(dir))
+    Ok(Process::new(name, interpreter(), args, Some(work))
+        .run_as(uid)
+        .keep(dir))
 }
 
 /// Copies the regular files and folders under `from` into `to` (links are not followed).

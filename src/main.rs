@@ -50,7 +50,8 @@ enum Command {
         #[arg(long)]
         assignment: Option<String>,
         /// What to grade: `reference` (the bundled engine), `python:PATH` (a student's .py file
-        /// or folder) or `cmd:COMMAND` (any program that speaks the protocol).
+        /// or folder), `haskell:PATH` (a Battleship.hs or its folder, compiled with GHC) or
+        /// `cmd:COMMAND` (any program that speaks the protocol).
         #[arg(long, default_value = "reference")]
         target: String,
         /// Report format.

@@ -17,7 +17,9 @@ struct Expected {
     faults: Vec<String>,
 }
 
-fn check(assignment: &str) {
+/// `kind`: the target kind for the samples (`python`, `haskell`); `at_least`: how many samples
+/// (the correct one included) the assignment must have.
+fn check(assignment: &str, kind: &str, at_least: usize) {
     let dir = format!("fixtures/submissions/{assignment}");
     let text = std::fs::read_to_string(format!("{dir}/expected.toml")).unwrap();
     let expected: BTreeMap<String, Expected> = toml::from_str(&text).unwrap();
@@ -33,8 +35,9 @@ fn check(assignment: &str) {
         "{dir}: a sample without an entry, or an entry without a sample"
     );
     assert!(
-        expected.len() >= 9,
-        "{dir}: a correct sample and at least eight buggy ones"
+        expected.len() >= at_least,
+        "{dir}: a correct sample and at least {} buggy ones",
+        at_least - 1
     );
     assert!(
         expected["correct"].fails.is_empty(),
@@ -47,11 +50,17 @@ fn check(assignment: &str) {
     let mut problems = Vec::new();
     for (name, want) in &expected {
         assert!(!want.bug.is_empty());
-        let mut target =
-            broadside::target::python::target(camino::Utf8Path::new(&format!("{dir}/{name}")))
-                .unwrap();
-        target.limits.request_timeout = Duration::from_secs(3);
-        let results = run_all(&loaded.scenarios, &mut target);
+        let limits = broadside::target::limits::Limits {
+            request_timeout: Duration::from_secs(3),
+            ..Default::default()
+        };
+        let mut target = broadside::target::from_spec(
+            &format!("{kind}:{dir}/{name}"),
+            limits,
+            broadside::target::limits::NOBODY,
+        )
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let results = run_all(&loaded.scenarios, target.as_mut());
         let file =
             |r: &broadside::report::ScenarioResult| r.path.rsplit('/').next().unwrap().to_string();
         let fails: BTreeSet<String> = results
@@ -84,10 +93,16 @@ fn check(assignment: &str) {
 
 #[test]
 fn colab_samples_fail_exactly_what_their_bugs_should() {
-    check("colab-6x6");
+    check("colab-6x6", "python", 9);
 }
 
 #[test]
 fn solo_samples_fail_exactly_what_their_bugs_should() {
-    check("solo-10x10");
+    check("solo-10x10", "python", 9);
+}
+
+/// Needs GHC (`.ci/run` installs it): each sample is compiled with the bundled driver.
+#[test]
+fn move_limit_haskell_samples_fail_exactly_what_their_bugs_should() {
+    check("move-limit-10x10", "haskell", 6);
 }

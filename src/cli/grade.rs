@@ -28,7 +28,8 @@ pub struct GradeArgs {
     #[arg(long)]
     out: Utf8PathBuf,
     /// How to run a submission: a target with `{}` where the submission's folder goes, e.g.
-    /// `python:{}` or `cmd:java -cp {} Main` [default: `python:{}` for Python assignments].
+    /// `python:{}` or `cmd:java -cp {} Main` [default: `python:{}` or `haskell:{}` by the
+    /// assignment's language].
     #[arg(long)]
     target: Option<String>,
     /// Submissions graded at once [default: the number of cores].
@@ -178,7 +179,8 @@ pub fn grade(args: GradeArgs) -> anyhow::Result<u8> {
     })
 }
 
-/// `python:{}` when every scenario is for an assignment students write in Python.
+/// `python:{}` or `haskell:{}` when every scenario is for an assignment students write in
+/// that language.
 fn default_template(
     scenarios: &[broadside::scenario::Scenario],
     specs: &broadside::spec::SpecSet,
@@ -189,8 +191,9 @@ fn default_template(
         .collect();
     match languages.into_iter().collect::<Vec<_>>().as_slice() {
         ["python"] => Ok("python:{}".to_string()),
+        ["haskell"] => Ok("haskell:{}".to_string()),
         other => anyhow::bail!(
-            "say how to run a submission with --target (e.g. `cmd:java -cp {{}} Main`, with `{{}}` for its folder): broadside runs only Python submissions by itself, and these scenarios are for {}",
+            "say how to run a submission with --target (e.g. `cmd:java -cp {{}} Main`, with `{{}}` for its folder): broadside runs Python and Haskell submissions by itself, and these scenarios are for {}",
             other.join(", ")
         ),
     }

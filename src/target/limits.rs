@@ -203,7 +203,7 @@ pub fn apply_in_child(
 /// (`/usr`, `/bin`, `/lib`…, `/etc`) and `/dev` bound in, an empty `/tmp`, and `/box` with
 /// the submission. Nothing else of the machine (suites, specs, other submissions, homes) is
 /// visible, whatever its permissions.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Jail {
     root: std::ffi::CString,
     binds: Vec<(std::ffi::CString, std::ffi::CString)>,
@@ -218,8 +218,15 @@ const SYSTEM: [&str; 9] = [
 impl Jail {
     /// Prepares `root` (a folder broadside owns, created empty) in the parent process, with
     /// `workdir` (a path inside the jail, e.g. `/box/work`) as the child's working folder.
-    /// The binds themselves happen in the child, between fork and exec.
-    pub fn prepare(root: &std::path::Path, workdir: &str) -> std::io::Result<Jail> {
+    /// The binds themselves happen in the child, between fork and exec. `extra` are more host
+    /// folders shown at the same paths (a compiler's files outside the system folders, e.g.
+    /// GHC's package database under `/var/lib`); paths that are not absolute folders are
+    /// skipped.
+    pub fn prepare(
+        root: &std::path::Path,
+        workdir: &str,
+        extra: &[std::path::PathBuf],
+    ) -> std::io::Result<Jail> {
         use std::os::unix::ffi::OsStrExt;
         use std::os::unix::fs::PermissionsExt;
         let c = |p: &std::path::Path| {
@@ -243,6 +250,14 @@ impl Jail {
         }
         let tmp = root.join("tmp");
         std::fs::create_dir(&tmp)?;
+        for host in extra {
+            if !host.is_absolute() || !host.is_dir() {
+                continue;
+            }
+            let inside = root.join(host.strip_prefix("/").unwrap_or(host));
+            std::fs::create_dir_all(&inside)?;
+            binds.push((c(host)?, c(&inside)?));
+        }
         std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(0o1777))?;
         std::fs::set_permissions(root, std::fs::Permissions::from_mode(0o755))?;
         Ok(Jail {

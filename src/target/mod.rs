@@ -3,6 +3,8 @@
 //! The harness only talks to an implementation through these operations (DESIGN.md,
 //! "Targets and the protocol"); the reference engine is a target too.
 
+pub mod build;
+pub mod haskell;
 pub mod limits;
 pub mod process;
 pub mod python;
@@ -20,11 +22,14 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 /// Builds the target that `spec` names: `reference`, `python:PATH` (a student's `.py` file or
-/// folder) or `cmd:COMMAND` (a program that speaks the protocol), with `limits` for a child.
+/// folder), `haskell:PATH` (a `Battleship.hs` or its folder, compiled here) or `cmd:COMMAND`
+/// (a program that speaks the protocol), with `limits` for a child.
 /// `uid` (as root only) is the user a `python:` child runs as, [`limits::NOBODY`] unless
 /// `grade` gives each job slot its own.
 ///
-/// Errors: an unknown target kind, or a `python:` path that does not exist.
+/// Errors: an unknown target kind, a path that does not exist, or no compiler to build a
+/// `haskell:` submission. A submission that does not compile is not an error: its target
+/// fails every scenario at setup with the compiler's message.
 pub fn from_spec(spec: &str, limits: limits::Limits, uid: u32) -> Result<Box<dyn Target>, String> {
     if spec == "reference" {
         return Ok(Box::new(Reference::new()));
@@ -34,14 +39,47 @@ pub fn from_spec(spec: &str, limits: limits::Limits, uid: u32) -> Result<Box<dyn
         target.limits = limits;
         return Ok(Box::new(target));
     }
+    if let Some(path) = spec.strip_prefix("haskell:") {
+        return Ok(
+            match haskell::target(camino::Utf8Path::new(path), limits, uid)? {
+                haskell::Compiled::Ready(process) => process,
+                haskell::Compiled::Failed(fault) => Box::new(Unbuildable {
+                    name: spec.to_string(),
+                    fault,
+                }),
+            },
+        );
+    }
     if let Some(command) = spec.strip_prefix("cmd:") {
-        let mut target = Process::command(command);
+        let mut target = Process::command(command).run_as(uid);
         target.limits = limits;
         return Ok(Box::new(target));
     }
     Err(format!(
-        "unknown target `{spec}`; expected `reference`, `python:PATH` or `cmd:COMMAND`"
+        "unknown target `{spec}`; expected `reference`, `python:PATH`, `haskell:PATH` or `cmd:COMMAND`"
     ))
+}
+
+/// A submission that could not be built (it does not compile): every scenario fails at setup
+/// with the same fault, the compiler's message.
+pub struct Unbuildable {
+    pub name: String,
+    pub fault: Fault,
+}
+
+impl Target for Unbuildable {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+    fn new_game(&mut self, _: &Arc<Rules>, _: &Setup) -> Result<(), Fault> {
+        Err(self.fault.clone())
+    }
+    fn act(&mut self, _: &Action) -> Result<Answer, Fault> {
+        Err(self.fault.clone())
+    }
+    fn observe(&mut self, _: StateKey) -> Result<Observed, Fault> {
+        Err(self.fault.clone())
+    }
 }
 
 /// An implementation under test.

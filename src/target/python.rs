@@ -93,7 +93,7 @@ pub fn target_as(path: &Utf8Path, uid: u32) -> Result<Process, String> {
         chown_tree(&work, uid).map_err(io)?;
     }
     if jailed {
-        let jail = limits::Jail::prepare(&jail_root, &inside(&work)).map_err(io)?;
+        let jail = limits::Jail::prepare(&jail_root, &inside(&work), &[]).map_err(io)?;
         return Ok(Process::new(name, interpreter(), args, None)
             .jail(jail)
             .run_as(uid)

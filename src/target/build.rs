@@ -1,0 +1,98 @@
+//! One-shot commands run contained, for building a submission before it is graded (GHC for
+//! `haskell:`): the child limits, the unprivileged user and the jail of every target, its own
+//! process group killed at the timeout, and its standard output and error kept together.
+
+use super::limits::{self, Jail, Limits};
+use process_wrap::std::{CommandWrap, ProcessGroup};
+use std::io::Read;
+use std::os::unix::process::CommandExt;
+use std::path::Path;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+/// How a build command ended.
+#[derive(Debug, Clone)]
+pub struct Built {
+    /// The exit code; `None` when a signal or the timeout ended it.
+    pub code: Option<i32>,
+    /// Whether the timeout stopped it.
+    pub timed_out: bool,
+    /// What it printed (standard output and error interleaved), at most the last 64 KiB.
+    pub output: String,
+}
+
+/// A one-shot command to run contained.
+pub struct OneShot<'a> {
+    pub program: &'a str,
+    pub args: &'a [String],
+    /// Where it runs when there is no jail (a jail sets its own working folder).
+    pub cwd: &'a Path,
+    pub limits: &'a Limits,
+    /// The user it runs as when broadside runs as root.
+    pub uid: u32,
+    pub jail: Option<&'a Jail>,
+    /// Environment variables added to the grader's.
+    pub env: &'a [(String, String)],
+    /// Wall-clock time before it is killed with its process group.
+    pub timeout: Duration,
+}
+
+/// Runs `cmd` contained and waits for it, at most its timeout.
+///
+/// Errors: the command could not be started, or its output could not be read.
+pub fn run_contained(cmd: &OneShot<'_>) -> std::io::Result<Built> {
+    let OneShot {
+        program,
+        args,
+        cwd,
+        limits,
+        uid,
+        jail,
+        env,
+        timeout,
+    } = *cmd;
+    let log = tempfile::tempfile()?;
+    let (out, err) = (log.try_clone()?, log.try_clone()?);
+    let drop_to = limits::running_as_root().then_some(uid);
+    let namespaces = drop_to.is_some() && limits::namespaces_available();
+    let jail = jail.filter(|_| namespaces).cloned();
+    let limits = limits.clone();
+    let mut command = CommandWrap::with_new(program, |c| {
+        c.args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::from(out))
+            .stderr(Stdio::from(err))
+            .current_dir(cwd)
+            .env("LANG", "C.UTF-8")
+            .envs(env.iter().map(|(k, v)| (k, v)));
+        // SAFETY: only async-signal-safe system calls, no allocation (see apply_in_child).
+        unsafe {
+            c.pre_exec(move || limits::apply_in_child(&limits, drop_to, namespaces, jail.as_ref()));
+        }
+    });
+    command.wrap(ProcessGroup::leader());
+    let mut child = command.spawn()?;
+    let start = Instant::now();
+    let (code, timed_out) = loop {
+        if let Some(status) = child.try_wait()? {
+            break (status.code(), false);
+        }
+        if start.elapsed() > timeout {
+            let _ = child.start_kill();
+            let _ = child.wait();
+            break (None, true);
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let mut log = log;
+    use std::io::Seek;
+    let len = log.seek(std::io::SeekFrom::End(0))?;
+    log.seek(std::io::SeekFrom::Start(len.saturating_sub(64 * 1024)))?;
+    let mut bytes = Vec::new();
+    log.read_to_end(&mut bytes)?;
+    Ok(Built {
+        code,
+        timed_out,
+        output: String::from_utf8_lossy(&bytes).into_owned(),
+    })
+}

@@ -1,0 +1,341 @@
+//! `haskell:PATH`: a student's `Battleship.hs` (move-limit-10x10), compiled with broadside's
+//! bundled driver (`drivers/haskell/Main.hs`) into one program that speaks the protocol.
+//!
+//! The submission (its folder's `.hs` files, or the one file as `Battleship.hs`) and the
+//! driver go into a private folder; GHC compiles them there, contained like any child (as the
+//! unprivileged user, in the jail, with limits and a timeout), with
+//! `-fdefer-type-errors -fdefer-out-of-scope-variables`: a function that is missing or does
+//! not type-check fails only the requests that call it (`missing` / `exception`), not the
+//! whole submission. A file GHC cannot compile at all (a parse error, a missing type) fails
+//! every scenario at setup with GHC's message. GHC comes from the system (`apt-get install
+//! ghc`); `BROADSIDE_GHC` names another.
+
+use super::build::{OneShot, run_contained};
+use super::limits::{self, Limits, MemoryKind};
+use super::{Fault, FaultKind, Process};
+use camino::Utf8Path;
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+use std::time::Duration;
+
+/// The bundled driver, compiled in.
+pub const DRIVER: &str = include_str!("../../drivers/haskell/Main.hs");
+
+/// The driver's file name in the build folder (not `Main.hs`: students keep the framework's).
+const DRIVER_FILE: &str = "BroadsideDriver.hs";
+
+/// The program GHC builds.
+const PROGRAM: &str = "broadside-haskell";
+
+/// Wall-clock time GHC may take to compile a submission.
+pub const COMPILE_TIMEOUT: Duration = Duration::from_secs(180);
+
+/// The GHC used; `BROADSIDE_GHC` overrides it.
+pub fn compiler() -> String {
+    std::env::var("BROADSIDE_GHC").unwrap_or_else(|_| "ghc".to_string())
+}
+
+/// What a Haskell submission became: a program to grade, or the reason there is none (a
+/// compile error, the student's fault).
+pub enum Compiled {
+    Ready(Box<Process>),
+    Failed(Fault),
+}
+
+/// Compiles the submission at `path` (a `Battleship.hs` file or a folder holding one) with the
+/// driver, running the program as `uid` when broadside runs as root. `limits` bound the
+/// program; the compile gets more memory and time of its own.
+///
+/// Errors: the path does not exist or holds no `Battleship.hs`, the private folder cannot be
+/// prepared, or GHC cannot be started (not installed): the grader's problem, not the
+/// student's.
+pub fn target(path: &Utf8Path, limits: Limits, uid: u32) -> Result<Compiled, String> {
+    let src = std::fs::canonicalize(path).map_err(|e| format!("haskell:{path}: {e}"))?;
+    let dir = tempfile::Builder::new()
+        .prefix("broadside-")
+        .tempdir()
+        .map_err(|e| format!("could not make a private folder for the submission: {e}"))?;
+    let io = |e: std::io::Error| format!("could not prepare the submission's folder: {e}");
+    let root = limits::running_as_root();
+    let jailed = root && limits::namespaces_available();
+    let jail_root = dir.path().join("jail");
+    let boxed = if jailed {
+        jail_root.join("box")
+    } else {
+        dir.path().to_path_buf()
+    };
+    let work = boxed.join("work");
+    std::fs::create_dir_all(&work).map_err(io)?;
+    if src.is_dir() {
+        copy_sources(&src, &work).map_err(io)?;
+        if !work.join("Battleship.hs").is_file() {
+            return Err(format!(
+                "haskell:{path}: no Battleship.hs in the folder; expected the course's Battleship.hs (module Battleship)"
+            ));
+        }
+    } else {
+        std::fs::copy(&src, work.join("Battleship.hs")).map_err(io)?;
+    }
+    std::fs::write(work.join(DRIVER_FILE), DRIVER).map_err(io)?;
+    for d in [dir.path(), boxed.as_path()] {
+        std::fs::set_permissions(d, std::fs::Permissions::from_mode(0o755)).map_err(io)?;
+    }
+    if root {
+        chown_tree(&work, uid).map_err(io)?;
+    }
+    let inside = |p: &Path| -> String {
+        if jailed {
+            format!(
+                "/{}",
+                p.strip_prefix(&jail_root).unwrap_or(p).to_string_lossy()
+            )
+        } else {
+            p.to_string_lossy().into_owned()
+        }
+    };
+    let jail = if jailed {
+        Some(limits::Jail::prepare(&jail_root, &inside(&work), &ghc_folders()).map_err(io)?)
+    } else {
+        None
+    };
+    let args: Vec<String> = [
+        "-O0",
+        "-fdefer-type-errors",
+        "-fdefer-out-of-scope-variables",
+        "-outputdir",
+        "build",
+        "-o",
+        PROGRAM,
+        DRIVER_FILE,
+    ]
+    .map(String::from)
+    .to_vec();
+    // GHC reserves a large address range and links with gcc: data-size memory, more of it,
+    // and room for the program file.
+    let compile_limits = Limits {
+        memory_mib: limits.memory_mib.max(2048),
+        memory_kind: MemoryKind::DataSize,
+        cpu_secs: 300,
+        file_size_mib: limits.file_size_mib.max(256),
+        processes: limits.processes.max(64),
+        ..limits.clone()
+    };
+    let library_path = ghc_library_path();
+    let compile = || {
+        run_contained(&OneShot {
+            program: &compiler(),
+            args: &args,
+            cwd: &work,
+            limits: &compile_limits,
+            uid,
+            jail: jail.as_ref(),
+            env: &library_path,
+            timeout: COMPILE_TIMEOUT,
+        })
+        .map_err(|e| {
+            format!(
+                "could not run `{}` to compile haskell:{path}: {e} (install GHC: apt-get install ghc)",
+                compiler()
+            )
+        })
+    };
+    let mut built = compile()?;
+    // A student function missing altogether is out of scope in the driver, which GHC cannot
+    // defer for a qualified name: stand in for it and compile again, so only the requests
+    // that call it fail (`missing`).
+    let missing = missing_functions(&built.output);
+    if built.code != Some(0) && !missing.is_empty() {
+        let mut driver = DRIVER.to_string();
+        for f in &missing {
+            driver = replace_name(
+                &driver,
+                &format!("B.{f}"),
+                &format!("(missingFunction \"{f}\")"),
+            );
+        }
+        std::fs::write(work.join(DRIVER_FILE), driver).map_err(io)?;
+        built = compile()?;
+    }
+    let name = format!("haskell:{path}");
+    if built.timed_out || built.code != Some(0) {
+        let why = if built.timed_out {
+            format!("GHC did not finish within {} s", COMPILE_TIMEOUT.as_secs())
+        } else {
+            "Battleship.hs does not compile".to_string()
+        };
+        let message = format!("{why}:\n{}", compile_errors(&built.output, &inside(&work)));
+        return Ok(Compiled::Failed(Fault {
+            kind: FaultKind::Setup,
+            message,
+        }));
+    }
+    let program = inside(&work.join(PROGRAM));
+    let run_limits = Limits {
+        memory_kind: MemoryKind::DataSize,
+        ..limits
+    };
+    let mut process = match jail {
+        Some(jail) => Process::new(name, program, Vec::new(), None).jail(jail),
+        None => Process::new(name, program, Vec::new(), Some(work.clone())),
+    }
+    .run_as(uid)
+    .keep(dir);
+    process.limits = run_limits;
+    Ok(Compiled::Ready(Box::new(process)))
+}
+
+/// GHC's folders outside the system folders a jail shows: where its libdir's links lead
+/// (Debian keeps the package database in `/var/lib/ghc`).
+fn ghc_folders() -> Vec<std::path::PathBuf> {
+    let Ok(out) = std::process::Command::new(compiler())
+        .arg("--print-libdir")
+        .output()
+    else {
+        return Vec::new();
+    };
+    let libdir = std::path::PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
+    let shown = [
+        "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc",
+    ];
+    let mut out: Vec<std::path::PathBuf> = std::fs::read_dir(&libdir)
+        .into_iter()
+        .flatten()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_symlink()))
+        .filter_map(|e| std::fs::canonicalize(e.path()).ok())
+        .filter_map(|p| p.parent().map(Path::to_path_buf))
+        .chain(std::fs::canonicalize(&libdir).ok())
+        .filter(|p| !shown.iter().any(|s| p.starts_with(s)))
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// `LD_LIBRARY_PATH` for GHC in the jail: GHC finds its own shared libraries through
+/// `$ORIGIN`, which the loader reads from `/proc`, and a jail has no `/proc`; so the folders
+/// of its libdir that hold them are named outright. Empty when the libdir cannot be read.
+fn ghc_library_path() -> Vec<(String, String)> {
+    let Ok(out) = std::process::Command::new(compiler())
+        .arg("--print-libdir")
+        .output()
+    else {
+        return Vec::new();
+    };
+    let libdir = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    let Ok(entries) = std::fs::read_dir(&libdir) else {
+        return Vec::new();
+    };
+    let mut dirs: Vec<String> = entries
+        .filter_map(|e| e.ok())
+        .filter(|e| {
+            std::fs::read_dir(e.path()).is_ok_and(|mut files| {
+                files.any(|f| {
+                    f.ok().is_some_and(|f| {
+                        let n = f.file_name().to_string_lossy().into_owned();
+                        n.starts_with("libHS") && n.ends_with(".so")
+                    })
+                })
+            })
+        })
+        .map(|e| e.path().to_string_lossy().into_owned())
+        .collect();
+    dirs.sort();
+    if dirs.is_empty() {
+        return Vec::new();
+    }
+    vec![("LD_LIBRARY_PATH".to_string(), dirs.join(":"))]
+}
+
+/// The student functions the driver calls; a missing one is stood in for.
+const FUNCTIONS: [&str; 5] = [
+    "transitionState",
+    "placeShip",
+    "showBoard",
+    "coordInBound",
+    "shipLength",
+];
+
+/// The student functions GHC reports out of scope in the driver (`Not in scope: ‘B.f’`).
+fn missing_functions(output: &str) -> Vec<&'static str> {
+    FUNCTIONS
+        .into_iter()
+        .filter(|f| {
+            [format!("‘B.{f}’"), format!("`B.{f}'")]
+                .iter()
+                .any(|q| output.contains(&format!("Not in scope: {q}")))
+        })
+        .collect()
+}
+
+/// `text` with every `name` that is a whole identifier replaced by `with`.
+fn replace_name(text: &str, name: &str, with: &str) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(i) = rest.find(name) {
+        let after = &rest[i + name.len()..];
+        let whole = !after
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '\'');
+        out.push_str(&rest[..i]);
+        out.push_str(if whole { with } else { name });
+        rest = after;
+    }
+    out.push_str(rest);
+    out
+}
+
+/// GHC's messages for the student: its errors only (not the warnings that deferred errors
+/// turn into), paths made relative, at most 60 lines.
+fn compile_errors(output: &str, workdir: &str) -> String {
+    let text = output.replace(&format!("{workdir}/"), "");
+    let mut keep = true;
+    let mut lines: Vec<&str> = Vec::new();
+    for l in text.lines() {
+        if l.starts_with('[') || l.starts_with("Linking") {
+            continue;
+        }
+        if !l.starts_with(' ') && !l.is_empty() {
+            // A new message: `File.hs:12:3: error:` or `…: warning: …`.
+            keep = !l.contains(": warning:");
+        }
+        if keep {
+            lines.push(l);
+        }
+    }
+    while lines.first().is_some_and(|l| l.trim().is_empty()) {
+        lines.remove(0);
+    }
+    let mut shown: Vec<&str> = lines.iter().take(60).copied().collect();
+    if lines.len() > 60 {
+        shown.push("…");
+    }
+    shown.join("\n")
+}
+
+/// Copies the `.hs` files under `from` (folders kept, links not followed) into `to`.
+fn copy_sources(from: &Path, to: &Path) -> std::io::Result<()> {
+    for entry in std::fs::read_dir(from)? {
+        let entry = entry?;
+        let kind = entry.file_type()?;
+        let dest = to.join(entry.file_name());
+        if kind.is_dir() && !entry.file_name().to_string_lossy().starts_with('.') {
+            std::fs::create_dir(&dest)?;
+            copy_sources(&entry.path(), &dest)?;
+        } else if kind.is_file() && entry.path().extension().is_some_and(|e| e == "hs") {
+            std::fs::copy(entry.path(), dest)?;
+        }
+    }
+    Ok(())
+}
+
+fn chown_tree(path: &Path, uid: u32) -> std::io::Result<()> {
+    std::os::unix::fs::chown(path, Some(uid), Some(uid))?;
+    if path.is_dir() {
+        for entry in std::fs::read_dir(path)? {
+            chown_tree(&entry?.path(), uid)?;
+        }
+    }
+    Ok(())
+}

@@ -11,10 +11,10 @@
 //! ghc`); `BROADSIDE_GHC` names another.
 
 use super::build::{OneShot, run_contained};
-use super::limits::{self, Limits, MemoryKind};
+use super::limits::{Limits, MemoryKind};
+use super::workspace::{Workspace, prepare};
 use super::{Fault, FaultKind, Process};
 use camino::Utf8Path;
-use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::time::Duration;
 
@@ -51,53 +51,20 @@ pub enum Compiled {
 /// student's.
 pub fn target(path: &Utf8Path, limits: Limits, uid: u32) -> Result<Compiled, String> {
     let src = std::fs::canonicalize(path).map_err(|e| format!("haskell:{path}: {e}"))?;
-    let dir = tempfile::Builder::new()
-        .prefix("broadside-")
-        .tempdir()
-        .map_err(|e| format!("could not make a private folder for the submission: {e}"))?;
-    let io = |e: std::io::Error| format!("could not prepare the submission's folder: {e}");
-    let root = limits::running_as_root();
-    let jailed = root && limits::namespaces_available();
-    let jail_root = dir.path().join("jail");
-    let boxed = if jailed {
-        jail_root.join("box")
-    } else {
-        dir.path().to_path_buf()
-    };
-    let work = boxed.join("work");
-    std::fs::create_dir_all(&work).map_err(io)?;
+    let ws = Workspace::new()?;
+    let work = ws.work.clone();
     if src.is_dir() {
-        copy_sources(&src, &work).map_err(io)?;
+        copy_sources(&src, &work).map_err(prepare)?;
         if !work.join("Battleship.hs").is_file() {
             return Err(format!(
                 "haskell:{path}: no Battleship.hs in the folder; expected the course's Battleship.hs (module Battleship)"
             ));
         }
     } else {
-        std::fs::copy(&src, work.join("Battleship.hs")).map_err(io)?;
+        std::fs::copy(&src, work.join("Battleship.hs")).map_err(prepare)?;
     }
-    std::fs::write(work.join(DRIVER_FILE), DRIVER).map_err(io)?;
-    for d in [dir.path(), boxed.as_path()] {
-        std::fs::set_permissions(d, std::fs::Permissions::from_mode(0o755)).map_err(io)?;
-    }
-    if root {
-        chown_tree(&work, uid).map_err(io)?;
-    }
-    let inside = |p: &Path| -> String {
-        if jailed {
-            format!(
-                "/{}",
-                p.strip_prefix(&jail_root).unwrap_or(p).to_string_lossy()
-            )
-        } else {
-            p.to_string_lossy().into_owned()
-        }
-    };
-    let jail = if jailed {
-        Some(limits::Jail::prepare(&jail_root, &inside(&work), &ghc_folders()).map_err(io)?)
-    } else {
-        None
-    };
+    std::fs::write(work.join(DRIVER_FILE), DRIVER).map_err(prepare)?;
+    let jail = ws.seal(uid, &ghc_folders())?;
     let args: Vec<String> = [
         "-O0",
         "-fdefer-type-errors",
@@ -153,7 +120,7 @@ pub fn target(path: &Utf8Path, limits: Limits, uid: u32) -> Result<Compiled, Str
                 &format!("(missingFunction \"{f}\")"),
             );
         }
-        std::fs::write(work.join(DRIVER_FILE), driver).map_err(io)?;
+        std::fs::write(work.join(DRIVER_FILE), driver).map_err(prepare)?;
         built = compile()?;
     }
     let name = format!("haskell:{path}");
@@ -163,24 +130,21 @@ pub fn target(path: &Utf8Path, limits: Limits, uid: u32) -> Result<Compiled, Str
         } else {
             "Battleship.hs does not compile".to_string()
         };
-        let message = format!("{why}:\n{}", compile_errors(&built.output, &inside(&work)));
+        let message = format!(
+            "{why}:\n{}",
+            compile_errors(&built.output, &ws.inside(&work))
+        );
         return Ok(Compiled::Failed(Fault {
             kind: FaultKind::Setup,
             message,
         }));
     }
-    let program = inside(&work.join(PROGRAM));
-    let run_limits = Limits {
+    let program = ws.inside(&work.join(PROGRAM));
+    let mut process = ws.process(name, program, Vec::new(), jail, uid);
+    process.limits = Limits {
         memory_kind: MemoryKind::DataSize,
         ..limits
     };
-    let mut process = match jail {
-        Some(jail) => Process::new(name, program, Vec::new(), None).jail(jail),
-        None => Process::new(name, program, Vec::new(), Some(work.clone())),
-    }
-    .run_as(uid)
-    .keep(dir);
-    process.limits = run_limits;
     Ok(Compiled::Ready(Box::new(process)))
 }
 
@@ -325,16 +289,6 @@ fn copy_sources(from: &Path, to: &Path) -> std::io::Result<()> {
             copy_sources(&entry.path(), &dest)?;
         } else if kind.is_file() && entry.path().extension().is_some_and(|e| e == "hs") {
             std::fs::copy(entry.path(), dest)?;
-        }
-    }
-    Ok(())
-}
-
-fn chown_tree(path: &Path, uid: u32) -> std::io::Result<()> {
-    std::os::unix::fs::chown(path, Some(uid), Some(uid))?;
-    if path.is_dir() {
-        for entry in std::fs::read_dir(path)? {
-            chown_tree(&entry?.path(), uid)?;
         }
     }
     Ok(())

@@ -9,6 +9,7 @@ pub mod limits;
 pub mod process;
 pub mod python;
 pub mod reference;
+pub mod workspace;
 
 pub use process::Process;
 pub use reference::Reference;

@@ -6,7 +6,8 @@
 //! unprivileged user the child runs as.
 
 use super::Process;
-use super::limits::{self, NOBODY};
+use super::limits::NOBODY;
+use super::workspace::{Workspace, prepare};
 use camino::Utf8Path;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
@@ -33,75 +34,29 @@ pub fn target(path: &Utf8Path) -> Result<Process, String> {
 /// Errors: as [`target`].
 pub fn target_as(path: &Utf8Path, uid: u32) -> Result<Process, String> {
     let src = std::fs::canonicalize(path).map_err(|e| format!("python:{path}: {e}"))?;
-    let dir = tempfile::Builder::new()
-        .prefix("broadside-")
-        .tempdir()
-        .map_err(|e| format!("could not make a private folder for the submission: {e}"))?;
-    let io = |e: std::io::Error| format!("could not prepare the submission's folder: {e}");
-    // As root the child is locked into a jail whose `/box` holds the driver and the copy;
-    // otherwise it runs in the private folder itself.
-    let root = limits::running_as_root();
-    // Without namespaces there is no jail: the child runs in the private folder, as the
-    // unprivileged user all the same.
-    let jailed = root && limits::namespaces_available();
-    let jail_root = dir.path().join("jail");
-    let boxed = if jailed {
-        jail_root.join("box")
-    } else {
-        dir.path().to_path_buf()
-    };
-    std::fs::create_dir_all(&boxed).map_err(io)?;
-    let driver = boxed.join("broadside_driver.py");
-    std::fs::write(&driver, DRIVER).map_err(io)?;
-    let work = boxed.join("work");
-    std::fs::create_dir(&work).map_err(io)?;
-    let name = src
-        .file_name()
-        .map(|n| n.to_os_string())
-        .unwrap_or_default();
+    let ws = Workspace::new()?;
+    let driver = ws.boxed.join("broadside_driver.py");
+    std::fs::write(&driver, DRIVER).map_err(prepare)?;
+    std::fs::set_permissions(&driver, std::fs::Permissions::from_mode(0o644)).map_err(prepare)?;
     let copy = if src.is_dir() {
-        copy_tree(&src, &work).map_err(io)?;
-        work.clone()
+        copy_tree(&src, &ws.work).map_err(prepare)?;
+        ws.work.clone()
     } else {
-        std::fs::copy(&src, work.join(&name)).map_err(io)?;
-        work.join(&name)
-    };
-    // The child may read the driver and owns its working folder, nothing else here.
-    for d in [dir.path(), boxed.as_path()] {
-        std::fs::set_permissions(d, std::fs::Permissions::from_mode(0o755)).map_err(io)?;
-    }
-    std::fs::set_permissions(&driver, std::fs::Permissions::from_mode(0o644)).map_err(io)?;
-    // Paths as the child sees them.
-    let inside = |p: &Path| -> String {
-        if jailed {
-            format!(
-                "/{}",
-                p.strip_prefix(&jail_root).unwrap_or(p).to_string_lossy()
-            )
-        } else {
-            p.to_string_lossy().into_owned()
-        }
+        let name = src
+            .file_name()
+            .map(|n| n.to_os_string())
+            .unwrap_or_default();
+        std::fs::copy(&src, ws.work.join(&name)).map_err(prepare)?;
+        ws.work.join(&name)
     };
     let args = vec![
         "-u".to_string(),
         "-B".to_string(),
-        inside(&driver),
-        inside(&copy),
+        ws.inside(&driver),
+        ws.inside(&copy),
     ];
-    let name = format!("python:{path}");
-    if root {
-        chown_tree(&work, uid).map_err(io)?;
-    }
-    if jailed {
-        let jail = limits::Jail::prepare(&jail_root, &inside(&work), &[]).map_err(io)?;
-        return Ok(Process::new(name, interpreter(), args, None)
-            .jail(jail)
-            .run_as(uid)
-            .keep(dir));
-    }
-    Ok(Process::new(name, interpreter(), args, Some(work))
-        .run_as(uid)
-        .keep(dir))
+    let jail = ws.seal(uid, &[])?;
+    Ok(ws.process(format!("python:{path}"), interpreter(), args, jail, uid))
 }
 
 /// Copies the regular files and folders under `from` into `to` (links are not followed).
@@ -115,17 +70,6 @@ fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
             copy_tree(&entry.path(), &dest)?;
         } else if kind.is_file() {
             std::fs::copy(entry.path(), dest)?;
-        }
-    }
-    Ok(())
-}
-
-fn chown_tree(path: &Path, uid: u32) -> std::io::Result<()> {
-    let id = Some(uid);
-    std::os::unix::fs::chown(path, id, id)?;
-    if path.is_dir() {
-        for entry in std::fs::read_dir(path)? {
-            chown_tree(&entry?.path(), uid)?;
         }
     }
     Ok(())

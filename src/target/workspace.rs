@@ -1,0 +1,114 @@
+//! The private folder a submission is built and run in, shared by the `python:` and
+//! `haskell:` targets.
+//!
+//! A fresh temporary folder per target. As root (with namespaces) it holds a jail whose
+//! `/box` has the driver and `/box/work` the submission's copy, owned by the user the child
+//! runs as; otherwise the child runs in the folder itself. The folder is removed when the
+//! target is dropped.
+
+use super::Process;
+use super::limits::{self, Jail};
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+
+/// A submission's private folder.
+pub struct Workspace {
+    dir: tempfile::TempDir,
+    /// Whether the child is locked into a jail (root with namespaces).
+    pub jailed: bool,
+    jail_root: PathBuf,
+    /// Where drivers go: the jail's `/box`, or the folder itself.
+    pub boxed: PathBuf,
+    /// The submission's working folder, `boxed/work`.
+    pub work: PathBuf,
+}
+
+impl Workspace {
+    /// Makes the folders.
+    ///
+    /// Errors: the temporary folder cannot be made (the message says so).
+    pub fn new() -> Result<Workspace, String> {
+        let dir = tempfile::Builder::new()
+            .prefix("broadside-")
+            .tempdir()
+            .map_err(|e| format!("could not make a private folder for the submission: {e}"))?;
+        let jailed = limits::running_as_root() && limits::namespaces_available();
+        let jail_root = dir.path().join("jail");
+        let boxed = if jailed {
+            jail_root.join("box")
+        } else {
+            dir.path().to_path_buf()
+        };
+        let work = boxed.join("work");
+        std::fs::create_dir_all(&work).map_err(prepare)?;
+        // The child may read the driver and owns its working folder, nothing else here.
+        for d in [dir.path(), boxed.as_path()] {
+            std::fs::set_permissions(d, std::fs::Permissions::from_mode(0o755)).map_err(prepare)?;
+        }
+        Ok(Workspace {
+            dir,
+            jailed,
+            jail_root,
+            boxed,
+            work,
+        })
+    }
+
+    /// `path` (under this folder) as the child sees it.
+    pub fn inside(&self, path: &Path) -> String {
+        if self.jailed {
+            let rel = path.strip_prefix(&self.jail_root).unwrap_or(path);
+            format!("/{}", rel.to_string_lossy())
+        } else {
+            path.to_string_lossy().into_owned()
+        }
+    }
+
+    /// Gives the working folder to `uid` (as root), then prepares the jail, if any, with
+    /// `extra` host folders shown in it.
+    ///
+    /// Errors: a file could not be handed over or the jail prepared.
+    pub fn seal(&self, uid: u32, extra: &[PathBuf]) -> Result<Option<Jail>, String> {
+        if limits::running_as_root() {
+            chown_tree(&self.work, uid).map_err(prepare)?;
+        }
+        if !self.jailed {
+            return Ok(None);
+        }
+        Jail::prepare(&self.jail_root, &self.inside(&self.work), extra)
+            .map(Some)
+            .map_err(prepare)
+    }
+
+    /// The target that runs `program args…` in this folder (in `jail`, when there is one) as
+    /// `uid`; the folder lives as long as the target.
+    pub fn process(
+        self,
+        name: String,
+        program: String,
+        args: Vec<String>,
+        jail: Option<Jail>,
+        uid: u32,
+    ) -> Process {
+        let process = match jail {
+            Some(jail) => Process::new(name, program, args, None).jail(jail),
+            None => Process::new(name, program, args, Some(self.work.clone())),
+        };
+        process.run_as(uid).keep(self.dir)
+    }
+}
+
+/// The error for a folder that could not be prepared.
+pub fn prepare(e: std::io::Error) -> String {
+    format!("could not prepare the submission's folder: {e}")
+}
+
+fn chown_tree(path: &Path, uid: u32) -> std::io::Result<()> {
+    std::os::unix::fs::chown(path, Some(uid), Some(uid))?;
+    if path.is_dir() {
+        for entry in std::fs::read_dir(path)? {
+            chown_tree(&entry?.path(), uid)?;
+        }
+    }
+    Ok(())
+}

@@ -197,3 +197,32 @@ fn student_text_snapshot() {
     let (report, policy) = suite_report();
     insta::assert_snapshot!(to_text(&for_students(&report, policy), false));
 }
+
+#[test]
+fn class_summary_snapshot() {
+    use broadside::grade::ClassSummary;
+    use broadside::target::{Fault, FaultKind, Unbuildable};
+    let (loaded, suites) = broadside::load::load_suites(&[SUITE.into()], &SpecSet::builtin());
+    let alice = Report::new(
+        "reference".into(),
+        run_all(&loaded.scenarios, &mut Reference::new()),
+    );
+    let mut broken = Unbuildable {
+        name: "python:bob".into(),
+        fault: Fault {
+            kind: FaultKind::Setup,
+            message: "does not compile".into(),
+        },
+    };
+    let bob = Report::new("python:bob".into(), run_all(&loaded.scenarios, &mut broken));
+    let summary = ClassSummary::build(
+        suites.title(),
+        None,
+        &[("bob".into(), bob), ("alice".into(), alice)],
+    )
+    .unwrap();
+    assert_eq!(summary.submissions[0].id, "alice", "sorted by id");
+    let json: serde_json::Value = serde_json::from_str(&summary.to_json()).unwrap();
+    insta::assert_json_snapshot!(json, { ".tool" => "[tool]" });
+    insta::assert_snapshot!(summary.to_csv());
+}

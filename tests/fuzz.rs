@@ -1,0 +1,325 @@
+//! `broadside fuzz` against the sample submissions: every buggy sample is found within 2,000
+//! cases and shrunk to a scenario that fails on it, passes on the correct sample and needs
+//! every one of its steps; the correct samples survive 10,000 cases; the reference never
+//! diverges from itself; the same seed writes the same file.
+
+use broadside::fuzz::{self, Kind, Options, Plan};
+use broadside::harness::run_scenario;
+use broadside::report::{ScenarioResult, Status};
+use broadside::spec::{Rules, SpecSet};
+use broadside::target::{FaultKind, Process, Reference, Target};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// The seed every sample is fuzzed with (any seed finds them; this one is pinned so a failure
+/// here can be replayed with `broadside fuzz --seed 2026`).
+const SEED: u64 = 2026;
+
+fn python(path: &str) -> Process {
+    let mut t = broadside::target::python::target(camino::Utf8Path::new(path)).unwrap();
+    t.limits.request_timeout = Duration::from_secs(5);
+    t
+}
+
+fn options(assignment: &str, target: &str, seed: u64, cases: u64) -> Options {
+    let mut o = Options::new(assignment, target, seed);
+    o.cases = Some(cases);
+    o
+}
+
+fn rules(specs: &SpecSet, assignment: &str) -> Arc<Rules> {
+    specs.get(assignment).unwrap().rules(None).unwrap().clone()
+}
+
+/// Plays a plan as a scenario on `target`; `None` when the plan checks nothing.
+fn replay(
+    plan: &Plan,
+    rules: &Arc<Rules>,
+    specs: &SpecSet,
+    target: &mut dyn Target,
+) -> Option<ScenarioResult> {
+    let text = fuzz::scenario_text(plan, rules, false, None)?;
+    let scenario = fuzz::load_text(&text, "replay.toml", specs).unwrap();
+    Some(run_scenario(&scenario, target))
+}
+
+/// How each buggy sample may show up. Every bug is reachable through the protocol: the ones
+/// that break a function outright (`main()` running at import, a misnamed or mistyped
+/// function, hits kept as a count) are found as faults on the first step that calls the
+/// function; the rest as wrong answers or wrong state.
+fn expected_kinds(sample: &str) -> Vec<Kind> {
+    let failed = |checks: &[&str]| checks.iter().map(|c| Kind::Failed(c.to_string())).collect();
+    match sample {
+        "fire-prints-instead-of-returning" => vec![Kind::Error(FaultKind::Type)],
+        "misnamed-has-won" => vec![Kind::Error(FaultKind::Missing)],
+        "main-runs-at-import" | "hits-kept-as-count" => vec![Kind::Error(FaultKind::Exception)],
+        "has-won-inverted" | "has-won-compares-fleet-size" | "all-sunk-compares-fleet-size" => {
+            failed(&["won"])
+        }
+        // The recorded off-board shot shows in the count, the set of shots, or a later repeat.
+        "fire-records-invalid-shots" => failed(&["outcome", "shots", "targeted"]),
+        _ => failed(&["outcome"]),
+    }
+}
+
+fn samples(assignment: &str) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(format!("fixtures/submissions/{assignment}"))
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().is_dir())
+        .map(|e| e.file_name().into_string().unwrap())
+        .filter(|n| n != "correct")
+        .collect();
+    v.sort();
+    v
+}
+
+fn buggy_samples_are_found_and_shrunk(assignment: &str) {
+    let specs = SpecSet::builtin();
+    let rules = rules(&specs, assignment);
+    let dir = format!("fixtures/submissions/{assignment}");
+    let mut correct = python(&format!("{dir}/correct"));
+    let out = tempfile::tempdir().unwrap();
+    let mut problems = Vec::new();
+    let mut table = Vec::new();
+    for sample in samples(assignment) {
+        let path = format!("{dir}/{sample}");
+        let name = format!("python:{path}");
+        let mut target = python(&path);
+        let outcome = fuzz::fuzz(&specs, &mut target, &options(assignment, &name, SEED, 2000))
+            .unwrap_or_else(|e| panic!("{sample}: {e}"));
+        let Some(found) = outcome.found else {
+            problems.push(format!("{sample}: no divergence in 2000 cases"));
+            continue;
+        };
+        table.push(format!(
+            "{sample}: case {}, {} steps, {} shrink runs",
+            found.case,
+            found.scenario.steps.len(),
+            found.shrink_runs
+        ));
+        assert!(
+            found.reproduced,
+            "{sample}: the replay did not fail the same way"
+        );
+        let kind = Kind::of(&found.result).unwrap();
+        if !expected_kinds(&sample).contains(&kind) {
+            problems.push(format!(
+                "{sample}: found {kind:?}, expected one of {:?}\n{}",
+                expected_kinds(&sample),
+                found.text
+            ));
+        }
+        // The written file is an ordinary scenario: it loads from disk like any other, fails
+        // on the buggy sample and passes on the correct one.
+        let file = out.path().join(format!("{sample}.toml"));
+        std::fs::write(&file, &found.text).unwrap();
+        let loaded = broadside::load::load(&[file.to_str().unwrap().into()], &specs);
+        assert!(loaded.errors.is_empty(), "{sample}: {:?}", loaded.errors);
+        assert_eq!(loaded.scenarios.len(), 1);
+        let on_buggy = run_scenario(&loaded.scenarios[0], &mut python(&path));
+        assert_eq!(
+            Kind::of(&on_buggy),
+            Some(kind.clone()),
+            "{sample}: the file does not fail the same way\n{}",
+            found.text
+        );
+        let on_correct = run_scenario(&loaded.scenarios[0], &mut correct);
+        assert_eq!(
+            on_correct.status,
+            Status::Passed,
+            "{sample}: the counterexample fails the correct sample too: {:?}\n{}",
+            on_correct.divergence,
+            found.text
+        );
+        // Minimal: without any one of its steps the divergence is gone. (A plan of one step
+        // without it may check nothing at all; then there is nothing left to diverge.)
+        for i in 0..found.plan.steps.len() {
+            let shorter = found.plan.without(i);
+            if let Some(r) = replay(&shorter, &rules, &specs, &mut target)
+                && Kind::of(&r).as_ref() == Some(&kind)
+            {
+                problems.push(format!(
+                    "{sample}: still diverges without step {}\n{}",
+                    i + 1,
+                    found.text
+                ));
+            }
+        }
+    }
+    eprintln!("{assignment} (seed {SEED}):\n  {}", table.join("\n  "));
+    assert!(problems.is_empty(), "{}", problems.join("\n\n"));
+}
+
+#[test]
+fn every_buggy_colab_sample_is_found_within_2000_cases_and_shrunk() {
+    buggy_samples_are_found_and_shrunk("colab-6x6");
+}
+
+#[test]
+fn every_buggy_solo_sample_is_found_within_2000_cases_and_shrunk() {
+    buggy_samples_are_found_and_shrunk("solo-10x10");
+}
+
+fn correct_sample_survives(assignment: &str, cases: u64) {
+    let specs = SpecSet::builtin();
+    let path = format!("fixtures/submissions/{assignment}/correct");
+    let mut target = python(&path);
+    let outcome = fuzz::fuzz(
+        &specs,
+        &mut target,
+        &options(assignment, &format!("python:{path}"), SEED, cases),
+    )
+    .unwrap();
+    if let Some(found) = &outcome.found {
+        panic!(
+            "the correct {assignment} sample diverged at case {}:\n{}\n{:?}{:?}",
+            found.case, found.text, found.result.divergence, found.result.fault
+        );
+    }
+    assert_eq!(outcome.cases, cases);
+}
+
+#[test]
+fn correct_colab_sample_survives_10000_cases() {
+    correct_sample_survives("colab-6x6", 10_000);
+}
+
+#[test]
+fn correct_solo_sample_survives_10000_cases() {
+    correct_sample_survives("solo-10x10", 10_000);
+}
+
+#[test]
+fn the_reference_never_diverges_from_itself() {
+    let specs = SpecSet::builtin();
+    for (assignment, mode) in [
+        ("colab-6x6", None),
+        ("solo-10x10", None),
+        ("grenades-8x8", None),
+        ("move-limit-10x10", None),
+        ("battleboats", None),
+        ("battleboats", Some("expert")),
+    ] {
+        let mut o = options(assignment, "reference", 7, 1000);
+        o.mode = mode.map(String::from);
+        let outcome = fuzz::fuzz(&specs, &mut Reference::new(), &o)
+            .unwrap_or_else(|e| panic!("{assignment}: {e}"));
+        assert!(
+            outcome.found.is_none(),
+            "{assignment}: {:?}",
+            outcome.found.map(|f| f.text)
+        );
+        assert_eq!(outcome.cases, 1000);
+    }
+}
+
+#[test]
+fn the_same_seed_writes_the_same_file() {
+    let specs = SpecSet::builtin();
+    for (assignment, sample) in [
+        ("colab-6x6", "fire-records-shot-after-sunk-check"),
+        ("solo-10x10", "bounds-off-by-one-last-column"),
+    ] {
+        let path = format!("fixtures/submissions/{assignment}/{sample}");
+        let name = format!("python:{path}");
+        let run = |seed| {
+            fuzz::fuzz(
+                &specs,
+                &mut python(&path),
+                &options(assignment, &name, seed, 2000),
+            )
+            .unwrap()
+            .found
+            .unwrap()
+            .text
+        };
+        let first = run(11);
+        assert_eq!(
+            first,
+            run(11),
+            "{sample}: seed 11 wrote two different files"
+        );
+        assert!(
+            first.contains("seed 11"),
+            "the file names its seed:\n{first}"
+        );
+        assert!(
+            first.contains(&format!("broadside {}", env!("CARGO_PKG_VERSION"))),
+            "the file names broadside's version:\n{first}"
+        );
+    }
+}
+
+/// Found by fuzzing: a probe on a setup with no ships crashed the Python driver (it fired at
+/// the first ship's first cell).
+#[test]
+fn colab_probes_on_an_empty_fleet_do_not_crash_the_driver() {
+    let specs = SpecSet::builtin();
+    let text = r#"assignment = "colab-6x6"
+
+[[steps]]
+probe = "questions-change-nothing"
+expect = "ok"
+
+[[steps]]
+probe = "independent-games"
+expect = "ok"
+"#;
+    let scenario = fuzz::load_text(text, "empty-fleet-probes.toml", &specs).unwrap();
+    let r = run_scenario(
+        &scenario,
+        &mut python("fixtures/submissions/colab-6x6/correct"),
+    );
+    assert_eq!(r.status, Status::Passed, "{:?} {:?}", r.divergence, r.fault);
+}
+
+#[test]
+fn cli_writes_prints_and_replays_the_counterexample() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("found.toml");
+    let buggy = "python:fixtures/submissions/colab-6x6/fire-no-repeat-check";
+    let out = assert_cmd::Command::cargo_bin("broadside")
+        .unwrap()
+        .args(["fuzz", "--assignment", "colab-6x6", "--target", buggy])
+        .args(["--seed", "5", "--out", file.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let written = std::fs::read_to_string(&file).unwrap();
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), written);
+    let run = |target: &str| {
+        assert_cmd::Command::cargo_bin("broadside")
+            .unwrap()
+            .args(["run", file.to_str().unwrap(), "--target", target])
+            .output()
+            .unwrap()
+            .status
+            .code()
+    };
+    assert_eq!(run(buggy), Some(1));
+    assert_eq!(
+        run("python:fixtures/submissions/colab-6x6/correct"),
+        Some(0)
+    );
+    let bad = assert_cmd::Command::cargo_bin("broadside")
+        .unwrap()
+        .args(["fuzz", "--assignment", "no-such-assignment"])
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+    let clean = assert_cmd::Command::cargo_bin("broadside")
+        .unwrap()
+        .args([
+            "fuzz",
+            "--assignment",
+            "colab-6x6",
+            "--cases",
+            "50",
+            "--seed",
+            "1",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(clean.status.code(), Some(0), "{clean:?}");
+}

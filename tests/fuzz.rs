@@ -323,3 +323,75 @@ fn cli_writes_prints_and_replays_the_counterexample() {
         .unwrap();
     assert_eq!(clean.status.code(), Some(0), "{clean:?}");
 }
+
+/// The generators reach what each assignment can do: over 500 cases, every event its spec
+/// defines happens (sinking, repeats, off-board shots, shots after the game ended, powers
+/// used up, …), placements are both accepted and rejected where students place ships, and
+/// games are won (and lost where there is a move limit).
+#[test]
+fn generated_cases_reach_every_event_of_each_assignment() {
+    use broadside::engine::{Event, Outcome};
+    use broadside::scenario::{Action, Setup};
+    use proptest::strategy::{Strategy, ValueTree};
+    use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+    let specs = SpecSet::builtin();
+    for (assignment, mode) in [
+        ("colab-6x6", None),
+        ("solo-10x10", None),
+        ("grenades-8x8", None),
+        ("move-limit-10x10", None),
+        ("battleboats", None),
+        ("battleboats", Some("expert")),
+    ] {
+        let rules = specs.get(assignment).unwrap().rules(mode).unwrap().clone();
+        let mut runner = TestRunner::new_with_rng(
+            Config::default(),
+            TestRng::from_seed(RngAlgorithm::ChaCha, &[3; 32]),
+        );
+        let strategy = fuzz::generate::case(&rules);
+        let mut events = std::collections::BTreeSet::new();
+        let mut placements = std::collections::BTreeSet::new();
+        let (mut won, mut lost) = (false, false);
+        for _ in 0..500 {
+            let case = strategy.new_tree(&mut runner).unwrap().current();
+            let plan = fuzz::resolve(&case, &rules);
+            let setup = Setup {
+                items: plan.setup.clone(),
+                first: plan.first,
+            };
+            let mut game = Reference::start(&rules, &setup).unwrap();
+            for (action, _) in &plan.steps {
+                let answer = broadside::target::reference::act(&mut game, action);
+                if let Some(e) = answer.event {
+                    events.insert(e);
+                }
+                if matches!(action, Action::Place { .. }) {
+                    placements.insert(answer.outcome);
+                }
+            }
+            won |= game.won() && !plan.setup.is_empty();
+            lost |= game.lost() || game.winner().is_some();
+        }
+        // A hit that leaves its ship afloat needs a ship longer than one cell.
+        let can_hit = rules.items.iter().any(|i| !i.grenade && i.length > 1);
+        let missing: Vec<&str> = Event::ALL
+            .into_iter()
+            .filter(|e| rules.event(*e).is_some() && !events.contains(e))
+            .filter(|e| *e != Event::Hit || can_hit)
+            .map(|e| e.key())
+            .collect();
+        assert!(missing.is_empty(), "{assignment} {mode:?}: never {missing:?}");
+        if rules.place_steps {
+            assert!(
+                placements.contains(&Outcome::Ok) && placements.contains(&Outcome::Rejected),
+                "{assignment}: placements {placements:?}"
+            );
+        }
+        if rules.players.len() == 1 {
+            assert!(won, "{assignment} {mode:?}: no case sinks the whole fleet");
+        }
+        if rules.move_limit.is_some() || rules.players.len() > 1 {
+            assert!(lost, "{assignment} {mode:?}: no case is lost");
+        }
+    }
+}

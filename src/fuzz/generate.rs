@@ -181,11 +181,33 @@ pub fn case(rules: &Rules) -> BoxedStrategy<Case> {
                 })
                 .collect::<Vec<_>>()
         });
-    let run = Union::new_weighted(vec![
+    let mut runs = vec![
         (6, vec(step, 1..=3).boxed()),
         (3, sink_one.boxed()),
         (1, sink_all.boxed()),
-    ]);
+    ];
+    // Where misses count toward a move limit: a volley long enough to reach it.
+    if let Some(limit) = rules.move_limit {
+        let limit = usize::try_from(limit).unwrap_or(usize::MAX).min(200);
+        let volley = vec(
+            (
+                (any::<u8>(), any::<u8>()).prop_map(|(r, c)| Pick::Any(r, c)),
+                observe.clone(),
+            ),
+            limit..=limit + 3,
+        )
+        .prop_map(|shots| {
+            shots
+                .into_iter()
+                .map(|(at, observe)| PlayStep {
+                    action: Move::Fire { at, player: 0 },
+                    observe,
+                })
+                .collect::<Vec<_>>()
+        });
+        runs.push((1, volley.boxed()));
+    }
+    let run = Union::new_weighted(runs);
     let end = mask(keys, 0.85);
     // proptest shrinks a tuple's parts in order: the runs first, so the setup and the checks
     // are shrunk against the shortest steps.

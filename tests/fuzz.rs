@@ -322,6 +322,25 @@ fn cli_writes_prints_and_replays_the_counterexample() {
         .output()
         .unwrap();
     assert_eq!(clean.status.code(), Some(0), "{clean:?}");
+    let timed = assert_cmd::Command::cargo_bin("broadside")
+        .unwrap()
+        .args([
+            "fuzz",
+            "--assignment",
+            "solo-10x10",
+            "--time",
+            "0.5",
+            "--seed",
+            "1",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(timed.status.code(), Some(0), "{timed:?}");
+    let said = String::from_utf8_lossy(&timed.stderr);
+    assert!(
+        said.contains("no divergence in ") && said.contains("seed 1"),
+        "{said}"
+    );
 }
 
 /// The generators reach what each assignment can do: over 500 cases, every event its spec
@@ -380,7 +399,10 @@ fn generated_cases_reach_every_event_of_each_assignment() {
             .filter(|e| *e != Event::Hit || can_hit)
             .map(|e| e.key())
             .collect();
-        assert!(missing.is_empty(), "{assignment} {mode:?}: never {missing:?}");
+        assert!(
+            missing.is_empty(),
+            "{assignment} {mode:?}: never {missing:?}"
+        );
         if rules.place_steps {
             assert!(
                 placements.contains(&Outcome::Ok) && placements.contains(&Outcome::Rejected),

@@ -357,7 +357,10 @@ impl<'a> Builder<'a> {
 
     /// Plays `action` on the resolving game and records it.
     fn push(&mut self, action: Action, observe: u16) {
-        reference::act(&mut self.game, &action);
+        // Drawing random fleets changes nothing in the game; skip the reference's draws.
+        if !matches!(action, Action::RandomLayouts { .. }) {
+            reference::act(&mut self.game, &action);
+        }
         self.steps.push((action, observe));
     }
 }
@@ -387,7 +390,15 @@ impl Writer<'_> {
                 .and_then(|_| accepts_also(&rules, FRESH_HIT_REPEAT)),
             _ => None,
         };
-        let answer = reference::act(&mut self.game, &action);
+        let answer = match action {
+            // The reference's answer does not depend on how many fleets it draws (every draw
+            // is legal by construction); one draw instead of the step's count keeps a case
+            // cheap.
+            Action::RandomLayouts { .. } => {
+                reference::act(&mut self.game, &Action::RandomLayouts { count: 1 })
+            }
+            _ => reference::act(&mut self.game, &action),
+        };
         let either = either.or_else(|| {
             (matches!(action, Action::Fire { .. }) && answer.event == Some(Event::OffBoard))
                 .then(|| accepts_also(&rules, OFF_BOARD_CALL))

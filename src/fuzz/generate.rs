@@ -95,7 +95,9 @@ pub enum Move {
 /// A play step and the state keys to check after it (bit `i` is `rules.observe[i]`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PlayStep {
+    /// What the step does.
     pub action: Move,
+    /// The state keys checked after it.
     pub observe: u16,
 }
 
@@ -114,7 +116,9 @@ pub struct Case {
     pub end: u16,
 }
 
-/// The strategy for cases under `rules`.
+/// The strategy for cases under `rules`: the setup has one [`Placing`] per fleet item,
+/// placements only where `rules.place_steps`, powers, questions, probes and random fleets only
+/// where the spec has them, and state checks only of keys in `rules.observe` (the first 16).
 pub fn case(rules: &Rules) -> BoxedStrategy<Case> {
     let items = rules.items.len();
     let two = rules.players.len() > 1;

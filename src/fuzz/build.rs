@@ -753,3 +753,127 @@ fn shell_word(s: &str) -> String {
         format!("'{}'", s.replace('\'', "'\\''"))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spec::SpecSet;
+
+    fn colab() -> Arc<Rules> {
+        let specs = SpecSet::builtin();
+        specs.get("colab-6x6").unwrap().rules(None).unwrap().clone()
+    }
+
+    fn raw(row: i64, col: i64) -> RawCell {
+        RawCell { row, col }
+    }
+
+    #[test]
+    fn rim_corners_are_the_four_corners_and_off_picks_are_off_the_board() {
+        let rules = colab();
+        let b = Builder::new(&rules);
+        let corner = |side| {
+            b.cell(&Pick::Rim {
+                side,
+                at: 3,
+                corner: true,
+            })
+        };
+        assert_eq!(
+            [corner(0), corner(1), corner(2), corner(3)],
+            [raw(0, 0), raw(0, 5), raw(5, 5), raw(5, 0)]
+        );
+        for side in 0..4 {
+            for far in [false, true] {
+                let c = b.cell(&Pick::Off { side, at: 9, far });
+                assert!(rules.cell(c).is_none(), "{c} is on the board");
+            }
+        }
+    }
+
+    #[test]
+    fn next_walks_a_ships_unhit_cells_then_repeats_on_it_once_sunk() {
+        let rules = colab();
+        let mut b = Builder::new(&rules);
+        // The Submarine (item 0) on A1, A2.
+        assert!(b.place_somewhere(0, raw(0, 0), 0));
+        let next = Pick::Next {
+            item: 0,
+            from: 1,
+            spill: false,
+        };
+        let mut shots = Vec::new();
+        for _ in 0..3 {
+            let at = b.cell(&next);
+            shots.push(at);
+            b.push(Action::Fire { player: None, at }, 0);
+        }
+        assert_eq!(shots, [raw(0, 1), raw(0, 0), raw(0, 1)]);
+    }
+
+    #[test]
+    fn a_pick_naming_an_unplaced_ship_means_the_next_placed_one() {
+        let rules = colab();
+        let mut b = Builder::new(&rules);
+        // Only the Cruiser (item 2) is placed, on D1, D2, D3.
+        assert!(b.place_somewhere(2, raw(3, 0), 0));
+        let beside = Pick::Beside {
+            item: 0,
+            cell: 0,
+            dr: -1,
+            dc: 0,
+        };
+        assert_eq!(b.cell(&beside), raw(2, 0));
+    }
+
+    #[test]
+    fn a_plan_that_checks_nothing_has_no_scenario() {
+        let rules = colab();
+        let plan = Plan {
+            setup: Vec::new(),
+            first: None,
+            steps: Vec::new(),
+            end: 0,
+        };
+        assert_eq!(scenario_text(&plan, &rules, false, None), None);
+    }
+
+    #[test]
+    fn off_board_shots_in_solo_accept_the_other_reading_of_off_board_call() {
+        let specs = SpecSet::builtin();
+        let rules = specs
+            .get("solo-10x10")
+            .unwrap()
+            .rules(None)
+            .unwrap()
+            .clone();
+        let plan = Plan {
+            setup: Vec::new(),
+            first: None,
+            steps: vec![(
+                Action::Fire {
+                    player: None,
+                    at: raw(10, 0),
+                },
+                1 << rules
+                    .observe
+                    .iter()
+                    .position(|k| *k == StateKey::Shots)
+                    .unwrap(),
+            )],
+            end: 0,
+        };
+        let text = scenario_text(&plan, &rules, false, None).unwrap();
+        assert!(
+            text.contains("fire = [10, 0]\nexpect = [\"invalid\", \"miss\"]\ndecision = \"off-board-call\"\nstate = { shots = [0, 1] }"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn shell_words_are_quoted_only_when_needed() {
+        assert_eq!(shell_word("python:a/b.py"), "python:a/b.py");
+        assert_eq!(shell_word("cmd:./x --y"), "'cmd:./x --y'");
+        assert_eq!(shell_word("it's"), "'it'\\''s'");
+    }
+}

@@ -25,6 +25,8 @@ pub struct Provenance {
     pub target: String,
     /// The `--cases` budget of the run, if one was given.
     pub cases: Option<u64>,
+    /// The `--mode` of the run, if one was given.
+    pub mode: Option<String>,
 }
 
 /// The decision under which an off-board shot may also be a counted miss (solo-10x10).
@@ -433,7 +435,10 @@ impl Writer<'_> {
         let version = env!("CARGO_PKG_VERSION");
         let steps = self.steps.len();
         if let Some(p) = from {
-            let budget = p.cases.map_or(String::new(), |n| format!(" --cases {n}"));
+            let mut budget = p.cases.map_or(String::new(), |n| format!(" --cases {n}"));
+            if let Some(m) = &p.mode {
+                budget.push_str(&format!(" --mode {}", shell_word(m)));
+            }
             let _ = writeln!(
                 out,
                 "# A counterexample found by `broadside fuzz` (broadside {version}): the reference's answers,"

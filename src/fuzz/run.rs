@@ -280,6 +280,7 @@ pub fn fuzz(
         case: n,
         target: options.target_name.clone(),
         cases: options.cases,
+        mode: options.mode.clone(),
     };
     let text = scenario_text(&plan, &rules, with_mode, Some(&from))
         .expect("a diverging plan has something to check");

@@ -417,3 +417,130 @@ fn generated_cases_reach_every_event_of_each_assignment() {
         }
     }
 }
+
+/// The reference with one deliberate bug in its answers: a stand-in for a submission of an
+/// assignment that has no Python samples.
+struct Bent {
+    inner: Reference,
+    /// Changes an answer, given the reference after the action.
+    bend: Bend,
+}
+
+type Bend = fn(&Reference, &broadside::scenario::Action, &mut broadside::engine::Answer);
+
+impl Target for Bent {
+    fn name(&self) -> String {
+        "bent reference".into()
+    }
+
+    fn new_game(
+        &mut self,
+        rules: &Arc<Rules>,
+        setup: &broadside::scenario::Setup,
+    ) -> Result<(), broadside::target::Fault> {
+        self.inner.new_game(rules, setup)
+    }
+
+    fn act(
+        &mut self,
+        action: &broadside::scenario::Action,
+    ) -> Result<broadside::engine::Answer, broadside::target::Fault> {
+        let mut a = self.inner.act(action)?;
+        (self.bend)(&self.inner, action, &mut a);
+        Ok(a)
+    }
+
+    fn observe(
+        &mut self,
+        key: broadside::spec::StateKey,
+    ) -> Result<broadside::target::Observed, broadside::target::Fault> {
+        self.inner.observe(key)
+    }
+}
+
+/// Bugs in the powers, turns and move limit of the other assignments are found and shrunk too.
+#[test]
+fn bugs_in_powers_turns_and_the_move_limit_are_found() {
+    use broadside::engine::Outcome;
+    use broadside::scenario::Action;
+    let specs = SpecSet::builtin();
+    let cases: [(&str, Option<&str>, &str, Bend); 4] = [
+        (
+            "move-limit-10x10",
+            None,
+            "the move limit ignored",
+            |r, _, a| {
+                if a.outcome == Outcome::GameOver && r.game().is_some_and(|g| g.lost()) {
+                    a.outcome = Outcome::Miss;
+                }
+            },
+        ),
+        (
+            "battleboats",
+            None,
+            "the drone misses one cell",
+            |_, _, a| {
+                if let Some(c) = a.count.as_mut().filter(|c| **c > 0) {
+                    *c -= 1;
+                }
+            },
+        ),
+        (
+            "battleboats",
+            Some("expert"),
+            "a missile's repeats are misses",
+            |_, _, a| {
+                for (_, o) in &mut a.cells {
+                    if *o == Outcome::Repeated {
+                        *o = Outcome::Miss;
+                    }
+                }
+            },
+        ),
+        (
+            "grenades-8x8",
+            None,
+            "out-of-turn shots are misses",
+            |_, action, a| {
+                if matches!(action, Action::Fire { .. })
+                    && a.event == Some(broadside::engine::Event::OutOfTurn)
+                {
+                    a.outcome = Outcome::Miss;
+                }
+            },
+        ),
+    ];
+    for (assignment, mode, bug, bend) in cases {
+        let rules = specs.get(assignment).unwrap().rules(mode).unwrap().clone();
+        let mut o = options(assignment, "bent", SEED, 2000);
+        o.mode = mode.map(String::from);
+        let mut target = Bent {
+            inner: Reference::new(),
+            bend,
+        };
+        let found = fuzz::fuzz(&specs, &mut target, &o)
+            .unwrap()
+            .found
+            .unwrap_or_else(|| panic!("{assignment}: {bug}: not found in 2000 cases"));
+        assert!(found.reproduced, "{assignment}: {bug}");
+        for i in 0..found.plan.steps.len() {
+            let shorter = found.plan.without(i);
+            let text = fuzz::scenario_text(&shorter, &rules, mode.is_some(), None);
+            if let Some(text) = text {
+                let s = fuzz::load_text(&text, "shorter.toml", &specs).unwrap();
+                assert_eq!(
+                    run_scenario(&s, &mut target).status,
+                    Status::Passed,
+                    "{assignment}: {bug}: still diverges without step {}\n{}",
+                    i + 1,
+                    found.text
+                );
+            }
+        }
+        eprintln!(
+            "{assignment} {mode:?} ({bug}): case {}, {} steps",
+            found.case,
+            found.scenario.steps.len(),
+        );
+    }
+}

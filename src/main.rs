@@ -131,6 +131,10 @@ struct FuzzArgs {
     /// Extra spec files (a course's own variant); may repeat.
     #[arg(long = "spec")]
     specs: Vec<Utf8PathBuf>,
+    /// Seconds one request to a child target may take [default: 5]; a hang found by fuzzing
+    /// costs this much for every shrinking candidate that still hangs.
+    #[arg(long)]
+    timeout: Option<f64>,
 }
 
 /// `broadside fuzz`: exit 0 without a divergence, 1 with one (written and printed).
@@ -159,7 +163,11 @@ fn fuzz(args: FuzzArgs) -> anyhow::Result<u8> {
         .time
         .filter(|t| t.is_finite() && *t > 0.0)
         .map(std::time::Duration::from_secs_f64);
-    let mut target = make_target(&args.target, broadside::target::limits::Limits::default())?;
+    let mut limits = broadside::target::limits::Limits::default();
+    if let Some(t) = args.timeout.filter(|t| t.is_finite()) {
+        limits.request_timeout = std::time::Duration::from_secs_f64(t.clamp(0.05, 3600.0));
+    }
+    let mut target = make_target(&args.target, limits)?;
     let outcome = broadside::fuzz::fuzz(&specs, target.as_mut(), &options)?;
     let _ = target.finish();
     let mut err = anstream::stderr();

@@ -371,6 +371,8 @@ fn generated_cases_reach_every_event_of_each_assignment() {
         let mut events = std::collections::BTreeSet::new();
         let mut placements = std::collections::BTreeSet::new();
         let (mut won, mut lost) = (false, false);
+        // Two-player games: a grenade hit by a player on the second shot of a double turn.
+        let mut grenade_in_double_turn = false;
         for _ in 0..500 {
             let case = strategy.new_tree(&mut runner).unwrap().current();
             let plan = fuzz::resolve(&case, &rules);
@@ -379,10 +381,31 @@ fn generated_cases_reach_every_event_of_each_assignment() {
                 first: plan.first,
             };
             let mut game = Reference::start(&rules, &setup).unwrap();
+            let mut last_shooter = None;
             for (action, _) in &plan.steps {
+                let shooter = game.next_player().to_string();
                 let answer = broadside::target::reference::act(&mut game, action);
                 if let Some(e) = answer.event {
                     events.insert(e);
+                }
+                if answer.event == Some(Event::Grenade)
+                    && last_shooter.as_ref() == Some(&shooter)
+                    && matches!(action, Action::Fire { player: None, .. })
+                {
+                    grenade_in_double_turn = true;
+                }
+                if matches!(
+                    answer.event,
+                    Some(
+                        Event::Miss
+                            | Event::Hit
+                            | Event::Sunk
+                            | Event::Grenade
+                            | Event::RepeatMiss
+                            | Event::RepeatHit
+                    )
+                ) {
+                    last_shooter = Some(shooter);
                 }
                 if matches!(action, Action::Place { .. }) {
                     placements.insert(answer.outcome);
@@ -411,6 +434,12 @@ fn generated_cases_reach_every_event_of_each_assignment() {
         }
         if rules.players.len() == 1 {
             assert!(won, "{assignment} {mode:?}: no case sinks the whole fleet");
+        }
+        if rules.has_grenades() && rules.players.len() > 1 {
+            assert!(
+                grenade_in_double_turn,
+                "{assignment}: no grenade hit during a double turn"
+            );
         }
         if rules.move_limit.is_some() || rules.players.len() > 1 {
             assert!(lost, "{assignment} {mode:?}: no case is lost");

@@ -1,9 +1,11 @@
-//! Turns a symbolic [`Case`] into a scenario file: resolves every pick against the reference
-//! game as it is played, and writes what the reference answers and observes as the step's
-//! `expect` and `state`, in the published scenario format.
+//! Turns a symbolic [`Case`] into a scenario file in two stages: [`resolve`] plays the case on
+//! the reference and fixes every pick to a cell, giving a [`Plan`] (setup, actions, which state
+//! keys to check); [`scenario_text`] replays a plan on a fresh reference game and writes what
+//! it answers and observes as each step's `expect` and `state`, in the published scenario
+//! format. A plan can lose a step or a ship and be written again (the final shrinking pass).
 //!
-//! The text is what both the fuzz loop and `broadside run` load (`scenario::load::parse`), so
-//! the scenario the fuzzer plays is the file it writes, byte for byte.
+//! The text is what both the fuzz loop and `broadside run` load (`scenario::parse`), so the
+//! scenario the fuzzer plays is the file it writes, byte for byte.
 
 use super::generate::{Case, Move, Pick, PlayStep};
 use crate::cell::{Cell, RawCell};

@@ -316,8 +316,8 @@ class Colab:
             ships = {n: list(c) for n, c in self.cells.items()}
             first = self.sub.call("create_game", self.size, ships)
             second = self.sub.call("create_game", self.size, ships)
-            name0 = self.names[0]
-            target = ships[name0][0]
+            # A ship's first cell, or (0, 0) when the fleet is empty.
+            target = ships[self.names[0]][0] if self.names else (0, 0)
             self.sub.call("fire", first, target)
             problems = []
             if first["shots"] is second["shots"]:
@@ -333,7 +333,7 @@ class Colab:
             return verdict(problems)
         if name == "questions-change-nothing":
             game = self.create()
-            self.sub.call("fire", game, tuple(self.cells[self.names[0]][0]))
+            self.sub.call("fire", game, tuple(self.cells[self.names[0]][0]) if self.names else (0, 0))
             before = snapshot(game)
             for r in range(-1, self.size + 1):
                 for c in range(-1, self.size + 1):

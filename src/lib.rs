@@ -8,6 +8,7 @@
 pub mod cell;
 pub mod diag;
 pub mod engine;
+pub mod fuzz;
 pub mod grade;
 pub mod harness;
 pub mod load;

@@ -87,6 +87,12 @@ enum Command {
         #[arg(long)]
         out: Utf8PathBuf,
     },
+    /// Differential testing: random cases against the reference, the first divergence
+    /// shrunk to a short scenario file that `run` replays.
+    #[command(
+        after_help = "Examples:\n  broadside fuzz --assignment colab-6x6 --target python:battleship.py\n  broadside fuzz --assignment solo-10x10 --target python:fixtures/submissions/solo-10x10/hits-kept-as-count --seed 7 --out found.toml\n  broadside fuzz --assignment battleboats --mode expert --time 30\n\nThe counterexample is printed and written to --out (default fuzz-ASSIGNMENT-SEED.toml).\nExit codes: 0 no divergence, 1 a divergence was found, 2 the inputs are wrong."
+    )]
+    Fuzz(FuzzArgs),
     /// List the bundled assignments and their published scenarios.
     #[command(after_help = "Example:\n  broadside list")]
     List,
@@ -102,6 +108,124 @@ enum Command {
         #[arg(long = "spec")]
         specs: Vec<Utf8PathBuf>,
     },
+}
+
+/// `broadside fuzz` flags.
+#[derive(clap::Args)]
+struct FuzzArgs {
+    /// The assignment (spec id) to fuzz; `broadside list` shows them.
+    #[arg(long)]
+    assignment: String,
+    /// The spec mode (e.g. `expert`); default the spec's own.
+    #[arg(long)]
+    mode: Option<String>,
+    /// What to test: `reference`, `python:PATH` or `cmd:COMMAND`, as for `run`.
+    #[arg(long, default_value = "reference")]
+    target: String,
+    /// At most this many cases [default: 2000, or unlimited with --time].
+    #[arg(long)]
+    cases: Option<u64>,
+    /// At most this many seconds of cases (shrinking comes on top).
+    #[arg(long)]
+    time: Option<f64>,
+    /// Seed of the case generator [default: a random one, printed]; the same seed and
+    /// target give the same counterexample, byte for byte.
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Where to write the counterexample [default: fuzz-ASSIGNMENT-SEED.toml].
+    #[arg(long)]
+    out: Option<Utf8PathBuf>,
+    /// Extra spec files (a course's own variant); may repeat.
+    #[arg(long = "spec")]
+    specs: Vec<Utf8PathBuf>,
+    /// Seconds one request to a child target may take [default: 5]; a hang found by fuzzing
+    /// costs this much for every shrinking candidate that still hangs.
+    #[arg(long)]
+    timeout: Option<f64>,
+}
+
+/// `broadside fuzz`: exit 0 without a divergence, 1 with one (written and printed).
+fn fuzz(args: FuzzArgs) -> anyhow::Result<u8> {
+    use std::hash::{BuildHasher, Hasher};
+    let specs = match load::specs(&args.specs) {
+        Ok(s) => s,
+        Err(errors) => {
+            print_diagnostics(&errors);
+            return Ok(exit::BAD_INPUT);
+        }
+    };
+    let seed = args.seed.unwrap_or_else(|| {
+        let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+        h.write_u128(
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos()),
+        );
+        h.finish() % 1_000_000_000
+    });
+    let mut options = broadside::fuzz::Options::new(&args.assignment, &args.target, seed);
+    options.mode = args.mode;
+    options.cases = args.cases;
+    options.time = args
+        .time
+        .filter(|t| t.is_finite() && *t > 0.0)
+        .map(std::time::Duration::from_secs_f64);
+    let mut limits = broadside::target::limits::Limits::default();
+    if let Some(t) = args.timeout.filter(|t| t.is_finite()) {
+        limits.request_timeout = std::time::Duration::from_secs_f64(t.clamp(0.05, 3600.0));
+    }
+    let mut target = broadside::target::from_spec(&args.target, limits, limits::NOBODY)
+        .map_err(anyhow::Error::msg)?;
+    let outcome = broadside::fuzz::fuzz(&specs, target.as_mut(), &options)?;
+    let _ = target.finish();
+    let mut err = anstream::stderr();
+    let rate = outcome.cases as f64 / outcome.elapsed.as_secs_f64().max(1e-9);
+    let Some(found) = outcome.found else {
+        writeln!(
+            err,
+            "no divergence in {} cases (seed {seed}, {:.1} s, {rate:.0} cases/s)",
+            outcome.cases,
+            outcome.elapsed.as_secs_f64()
+        )?;
+        return Ok(exit::PASSED);
+    };
+    let path = args
+        .out
+        .unwrap_or_else(|| format!("fuzz-{}-{seed}.toml", args.assignment).into());
+    std::fs::write(&path, &found.text)
+        .with_context(|| format!("failed to write the counterexample to {path}"))?;
+    write!(anstream::stdout(), "{}", found.text)?;
+    let how = match (&found.result.divergence, &found.result.fault) {
+        (Some(d), _) => format!(
+            "step {}: {}: {} expected {}, got {}",
+            d.step.map_or("end".to_string(), |s| s.to_string()),
+            d.action,
+            d.check,
+            d.expected,
+            d.actual
+        ),
+        (None, Some(f)) => format!("fault {f}"),
+        _ => "it passed on replay".to_string(),
+    };
+    writeln!(
+        err,
+        "divergence at case {} (seed {seed}), shrunk to {} step{} in {} runs; written to {path}\n  {how}",
+        found.case,
+        found.scenario.steps.len(),
+        if found.scenario.steps.len() == 1 {
+            ""
+        } else {
+            "s"
+        },
+        found.shrink_runs
+    )?;
+    if !found.reproduced {
+        writeln!(
+            err,
+            "warning: replaying the counterexample did not fail the same way; the target may not be deterministic"
+        )?;
+    }
+    Ok(exit::FAILED)
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -341,6 +465,7 @@ fn real_main(cli: Cli) -> anyhow::Result<u8> {
         ),
         Command::Grade(args) => cli::grade::grade(args),
         Command::Merge { shards, out } => cli::grade::merge(&shards, &out),
+        Command::Fuzz(args) => fuzz(args),
         Command::List => {
             let specs = broadside::spec::SpecSet::builtin();
             let mut out = anstream::stdout();

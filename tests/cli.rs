@@ -149,7 +149,7 @@ fn a_course_spec_variant_can_be_passed_with_spec() {
 
 #[test]
 fn help_has_an_example_for_each_command() {
-    for cmd in ["run", "check"] {
+    for cmd in ["run", "check", "fuzz"] {
         let out = broadside().args([cmd, "--help"]).output().unwrap();
         let text = String::from_utf8_lossy(&out.stdout);
         assert!(

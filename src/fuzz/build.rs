@@ -1,0 +1,886 @@
+//! Turns a symbolic [`Case`] into a scenario file in two stages: [`resolve`] plays the case on
+//! the reference and fixes every pick to a cell, giving a [`Plan`] (setup, actions, which state
+//! keys to check); [`scenario_text`] replays a plan on a fresh reference game and writes what
+//! it answers and observes as each step's `expect` and `state`, in the published scenario
+//! format. A plan can lose a step or a ship and be written again (the final shrinking pass).
+//!
+//! The text is what both the fuzz loop and `broadside run` load (`scenario::parse`), so the
+//! scenario the fuzzer plays is the file it writes, byte for byte.
+
+use super::generate::{Case, Move, Pick, PlayStep};
+use crate::cell::{Cell, RawCell};
+use crate::engine::{Answer, Dir, Event, Game, QueryValue};
+use crate::scenario::Action;
+use crate::spec::{Meaning, Rules, StateKey};
+use crate::target::{Observed, reference};
+use std::fmt::Write as _;
+use std::sync::Arc;
+
+/// What the header of a written counterexample says about where it came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Provenance {
+    /// The seed of the fuzz run.
+    pub seed: u64,
+    /// 1-based number of the case that first diverged.
+    pub case: u64,
+    /// How the target was named on the command line, e.g. `python:battleship.py`.
+    pub target: String,
+    /// The `--cases` budget of the run, if one was given.
+    pub cases: Option<u64>,
+    /// The `--mode` of the run, if one was given.
+    pub mode: Option<String>,
+}
+
+/// The decision under which an off-board shot may also be a counted miss (solo-10x10).
+const OFF_BOARD_CALL: &str = "off-board-call";
+/// The decision under which `check_if_hits` may answer either way on a square already hit.
+const FRESH_HIT_REPEAT: &str = "check-if-hits-repeat";
+
+const DIRS: [Dir; 4] = [Dir::Right, Dir::Down, Dir::Left, Dir::Up];
+
+/// A case resolved to concrete steps: what a scenario file holds, before the reference's
+/// answers are written in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Plan {
+    /// `(item index, cells)` of each placed item, in fleet order.
+    pub setup: Vec<(usize, Vec<Cell>)>,
+    /// Two-player games: who moves first, when the case names a player.
+    pub first: Option<usize>,
+    /// Each step's action and the state keys checked after it (bit `i` is `rules.observe[i]`).
+    pub steps: Vec<(Action, u16)>,
+    /// State keys checked after the last step.
+    pub end: u16,
+}
+
+impl Plan {
+    /// The same plan without step `i`.
+    pub fn without(&self, i: usize) -> Plan {
+        let mut p = self.clone();
+        p.steps.remove(i);
+        p
+    }
+}
+
+/// Resolves `case` under `rules`: every pick against the reference game as it is played.
+pub fn resolve(case: &Case, rules: &Arc<Rules>) -> Plan {
+    let mut b = Builder::new(rules);
+    b.setup(case);
+    for p in &case.places {
+        b.place(p.item, &p.at, p.dir);
+    }
+    for step in case.runs.iter().flatten() {
+        b.play(step);
+    }
+    Plan {
+        setup: b.setup,
+        first: b.first,
+        steps: b.steps,
+        end: case.end,
+    }
+}
+
+/// The scenario text for `plan` under `rules`, every step's `expect` and `state` the
+/// reference's, with a header naming `from` when given; `with_mode` writes `mode = …` (for a
+/// spec with several modes). `None` when the plan has nothing to check (no step and no end
+/// check) or its setup is not legal under `rules`.
+pub fn scenario_text(
+    plan: &Plan,
+    rules: &Arc<Rules>,
+    with_mode: bool,
+    from: Option<&Provenance>,
+) -> Option<String> {
+    if plan.steps.is_empty() && plan.end == 0 {
+        return None;
+    }
+    let setup = crate::scenario::Setup {
+        items: plan.setup.clone(),
+        first: plan.first,
+    };
+    let mut w = Writer {
+        rules,
+        game: crate::target::Reference::start(rules, &setup).ok()?,
+        plan,
+        off_board: 0,
+        steps: Vec::new(),
+        with_mode,
+    };
+    for (action, observe) in &plan.steps {
+        w.push(action.clone(), *observe);
+    }
+    Some(w.write(plan.end, from))
+}
+
+/// One resolved step and what the reference made of it.
+struct Written {
+    action: Action,
+    answer: Answer,
+    /// Whether the answer may also be the other reading of a decision (the decision's id).
+    either: Option<&'static str>,
+    state: Vec<(StateKey, Observed)>,
+    /// Off-board shots so far, for the other reading of `off-board-call`.
+    off_board: u32,
+}
+
+/// Resolves picks while playing the case on the reference.
+struct Builder<'a> {
+    rules: &'a Arc<Rules>,
+    game: Game,
+    setup: Vec<(usize, Vec<Cell>)>,
+    first: Option<usize>,
+    shots: Vec<RawCell>,
+    steps: Vec<(Action, u16)>,
+}
+
+impl<'a> Builder<'a> {
+    fn new(rules: &'a Arc<Rules>) -> Self {
+        Builder {
+            rules,
+            game: Game::new(rules.clone()),
+            setup: Vec::new(),
+            first: None,
+            shots: Vec::new(),
+            steps: Vec::new(),
+        }
+    }
+
+    fn rows(&self) -> i64 {
+        i64::from(self.rules.rows)
+    }
+
+    fn cols(&self) -> i64 {
+        i64::from(self.rules.cols)
+    }
+
+    /// The placed item at fleet index `item` (modulo the fleet) or the first placed one after
+    /// it, wrapping; `ships` leaves grenades out. Naming items by fleet index keeps a pick's
+    /// meaning when shrinking removes another item.
+    fn placed_from(&self, item: u8, ships: bool) -> Option<usize> {
+        let n = self.rules.items.len();
+        (0..n)
+            .map(|k| (usize::from(item) + k) % n)
+            .find(|&i| self.game.is_placed(i) && !(ships && self.rules.items[i].grenade))
+    }
+
+    fn cell(&self, pick: &Pick) -> RawCell {
+        let (rows, cols) = (self.rows(), self.cols());
+        let raw = |row: i64, col: i64| RawCell { row, col };
+        match *pick {
+            Pick::Any(r, c) => raw(i64::from(r) % rows, i64::from(c) % cols),
+            Pick::Rim {
+                side, corner: true, ..
+            } => match side % 4 {
+                0 => raw(0, 0),
+                1 => raw(0, cols - 1),
+                2 => raw(rows - 1, cols - 1),
+                _ => raw(rows - 1, 0),
+            },
+            Pick::Rim { side, at, .. } => {
+                let (r, c) = (i64::from(at) % rows, i64::from(at) % cols);
+                match side % 4 {
+                    0 => raw(0, c),
+                    1 => raw(r, cols - 1),
+                    2 => raw(rows - 1, c),
+                    _ => raw(r, 0),
+                }
+            }
+            Pick::Off { side, at, far } => {
+                let d = if far { rows.max(cols) + 3 } else { 1 };
+                let (r, c) = (i64::from(at) % rows, i64::from(at) % cols);
+                match side % 4 {
+                    0 => raw(-d, c),
+                    1 => raw(r, cols - 1 + d),
+                    2 => raw(rows - 1 + d, c),
+                    _ => raw(r, -d),
+                }
+            }
+            Pick::Beside { item, cell, dr, dc } => {
+                let Some(i) = self.placed_from(item, false) else {
+                    return raw(
+                        (i64::from(item) + i64::from(dr)).rem_euclid(rows),
+                        (i64::from(cell) + i64::from(dc)).rem_euclid(cols),
+                    );
+                };
+                let cells = self.game.item_cells(i);
+                let c = cells[usize::from(cell) % cells.len()];
+                raw(
+                    i64::from(c.row) + i64::from(dr),
+                    i64::from(c.col) + i64::from(dc),
+                )
+            }
+            Pick::Next { item, from, spill } => {
+                let Some(start) = self.placed_from(item, true) else {
+                    return raw(i64::from(item) % rows, i64::from(from) % cols);
+                };
+                let n = self.rules.items.len();
+                let tries = if spill { n } else { 1 };
+                for j in 0..tries {
+                    let i = (start + j) % n;
+                    if !self.game.is_placed(i) || self.rules.items[i].grenade {
+                        continue;
+                    }
+                    let cells = self.game.item_cells(i);
+                    for k in 0..cells.len() {
+                        let c = cells[(usize::from(from) + k) % cells.len()];
+                        if !self.game.was_targeted(c) {
+                            return c.into();
+                        }
+                    }
+                }
+                let cells = self.game.item_cells(start);
+                cells[usize::from(from) % cells.len()].into()
+            }
+            Pick::Again(back) => match self.shots.len() {
+                0 => raw(i64::from(back) % rows, i64::from(back) % cols),
+                n => self.shots[n - 1 - usize::from(back) % n],
+            },
+        }
+    }
+
+    /// Places the present items of the setup, each at its pick or, if that is illegal, at the
+    /// next legal position in reading order. In two-player games a player's ships (and
+    /// grenades) are listed in slot order, so once one is missing the later ones are too.
+    fn setup(&mut self, case: &Case) {
+        let two = self.rules.players.len() > 1;
+        let mut closed = std::collections::BTreeSet::new();
+        for (i, p) in case.setup.iter().enumerate().take(self.rules.items.len()) {
+            let class = (self.rules.items[i].owner, self.rules.items[i].grenade);
+            if two && closed.contains(&class) {
+                continue;
+            }
+            let ok = p.present && self.place_somewhere(i, self.cell(&p.at), p.dir);
+            if !ok && two {
+                closed.insert(class);
+            }
+        }
+        self.setup = (0..self.rules.items.len())
+            .filter(|&i| self.game.is_placed(i))
+            .map(|i| (i, self.game.item_cells(i).to_vec()))
+            .collect();
+        if two && case.first > 0 {
+            let p = usize::from(case.first - 1) % self.rules.players.len();
+            self.first = Some(p);
+            self.game.set_next(p);
+        }
+    }
+
+    fn place_somewhere(&mut self, item: usize, at: RawCell, dir: u8) -> bool {
+        let (rows, cols) = (self.rows(), self.cols());
+        let n = rows * cols;
+        let start = at.row.rem_euclid(rows) * cols + at.col.rem_euclid(cols);
+        if self
+            .game
+            .place(item, at, DIRS[usize::from(dir % 4)])
+            .is_ok()
+        {
+            return true;
+        }
+        for off in 0..n {
+            let idx = (start + off) % n;
+            let cell = RawCell {
+                row: idx / cols,
+                col: idx % cols,
+            };
+            for d in 0..4 {
+                let dir = DIRS[usize::from((dir + d) % 4)];
+                if self.game.place(item, cell, dir).is_ok() {
+                    return true;
+                }
+            }
+        }
+        false
+    }
+
+    fn place(&mut self, item: u8, at: &Pick, dir: u8) {
+        // The item at fleet index `item`, or the next one not yet placed.
+        let n = self.rules.items.len();
+        let Some(item) = (0..n)
+            .map(|k| (usize::from(item) + k) % n)
+            .find(|&i| !self.game.is_placed(i))
+        else {
+            return;
+        };
+        let action = Action::Place {
+            item,
+            at: self.cell(at),
+            dir: DIRS[usize::from(dir % 4)],
+        };
+        self.push(action, 0);
+    }
+
+    fn play(&mut self, step: &PlayStep) {
+        let rules = self.rules.clone();
+        let action = match &step.action {
+            Move::Fire { at, player } => {
+                let at = self.cell(at);
+                self.shots.push(at);
+                let player = (*player > 0 && rules.players.len() > 1)
+                    .then(|| usize::from(*player - 1) % rules.players.len());
+                Action::Fire { player, at }
+            }
+            Move::Drone { col, index } => Action::Drone {
+                axis: if *col {
+                    crate::engine::Axis::Col
+                } else {
+                    crate::engine::Axis::Row
+                },
+                index: i64::from(*index),
+            },
+            Move::Missile { at } => {
+                let at = self.cell(at);
+                self.shots.push(at);
+                Action::Missile { at }
+            }
+            Move::Query { which, at } => {
+                let q = &rules.queries[usize::from(*which) % rules.queries.len()];
+                let mut at = self.cell(at);
+                // The handout's cell questions other than these assume a cell on the board.
+                if !matches!(
+                    q.meaning,
+                    Meaning::Valid | Meaning::Targeted | Meaning::ShipAt
+                ) {
+                    at.row = at.row.clamp(0, self.rows() - 1);
+                    at.col = at.col.clamp(0, self.cols() - 1);
+                }
+                Action::Query {
+                    name: q.name.clone(),
+                    meaning: q.meaning,
+                    at,
+                }
+            }
+            Move::Probe { which } => Action::Probe {
+                name: rules.probes[usize::from(*which) % rules.probes.len()]
+                    .name
+                    .clone(),
+            },
+            Move::RandomLayouts { count } => Action::RandomLayouts {
+                count: u32::from((*count).max(2)),
+            },
+        };
+        self.push(action, step.observe);
+    }
+
+    /// Plays `action` on the resolving game and records it.
+    fn push(&mut self, action: Action, observe: u16) {
+        // Drawing random fleets changes nothing in the game; skip the reference's draws.
+        if !matches!(action, Action::RandomLayouts { .. }) {
+            reference::act(&mut self.game, &action);
+        }
+        self.steps.push((action, observe));
+    }
+}
+
+/// Writes a plan as a scenario, replaying it on the reference for the expectations.
+struct Writer<'a> {
+    rules: &'a Arc<Rules>,
+    game: Game,
+    plan: &'a Plan,
+    off_board: u32,
+    steps: Vec<Written>,
+    with_mode: bool,
+}
+
+impl Writer<'_> {
+    fn push(&mut self, action: Action, observe: u16) {
+        let rules = self.rules.clone();
+        // Decided before the action changes the game.
+        let either = match &action {
+            Action::Query {
+                meaning: Meaning::FreshHit,
+                at,
+                ..
+            } => rules
+                .cell(*at)
+                .filter(|c| self.game.was_targeted(*c) && self.game.occupant(*c).is_some())
+                .and_then(|_| accepts_also(&rules, FRESH_HIT_REPEAT)),
+            _ => None,
+        };
+        let answer = match action {
+            // The reference's answer does not depend on how many fleets it draws (every draw
+            // is legal by construction); one draw instead of the step's count keeps a case
+            // cheap.
+            Action::RandomLayouts { .. } => {
+                reference::act(&mut self.game, &Action::RandomLayouts { count: 1 })
+            }
+            _ => reference::act(&mut self.game, &action),
+        };
+        let either = either.or_else(|| {
+            (matches!(action, Action::Fire { .. }) && answer.event == Some(Event::OffBoard))
+                .then(|| accepts_also(&rules, OFF_BOARD_CALL))
+                .flatten()
+        });
+        if either == Some(OFF_BOARD_CALL) {
+            self.off_board += 1;
+        }
+        let state = self.observe(observe);
+        self.steps.push(Written {
+            action,
+            answer,
+            either,
+            state,
+            off_board: self.off_board,
+        });
+    }
+
+    fn observe(&self, mask: u16) -> Vec<(StateKey, Observed)> {
+        self.rules
+            .observe
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| *i < 16 && mask & (1 << i) != 0)
+            .map(|(_, k)| (*k, reference::observe(&self.game, *k)))
+            .collect()
+    }
+
+    fn write(&self, end: u16, from: Option<&Provenance>) -> String {
+        let rules = self.rules;
+        let mut out = String::new();
+        let version = env!("CARGO_PKG_VERSION");
+        let steps = self.steps.len();
+        if let Some(p) = from {
+            let mut budget = p.cases.map_or(String::new(), |n| format!(" --cases {n}"));
+            if let Some(m) = &p.mode {
+                budget.push_str(&format!(" --mode {}", shell_word(m)));
+            }
+            let _ = writeln!(
+                out,
+                "# A counterexample found by `broadside fuzz` (broadside {version}): the reference's answers,"
+            );
+            let _ = writeln!(
+                out,
+                "# which {} did not give. Seed {}, case {}, shrunk to {} step{}.",
+                p.target,
+                p.seed,
+                p.case,
+                steps,
+                if steps == 1 { "" } else { "s" }
+            );
+            let _ = writeln!(
+                out,
+                "# Reproduce: broadside fuzz --assignment {} --target {}{budget} --seed {}",
+                rules.id,
+                shell_word(&p.target),
+                p.seed
+            );
+            let _ = writeln!(
+                out,
+                "# Replay:    broadside run THIS_FILE --target {}",
+                shell_word(&p.target)
+            );
+        }
+        let _ = writeln!(out, "assignment = {}", q(&rules.id));
+        if self.with_mode {
+            let _ = writeln!(out, "mode = {}", q(&rules.mode));
+        }
+        if let Some(p) = from {
+            let _ = writeln!(
+                out,
+                "title = {}",
+                q(&format!(
+                    "fuzz counterexample: seed {}, case {}",
+                    p.seed, p.case
+                ))
+            );
+            let _ = writeln!(out, "tags = [\"fuzz\"]");
+            let _ = writeln!(
+                out,
+                "description = {}",
+                q(&format!(
+                    "Found by broadside {version} fuzz with seed {} against {}; expected outcomes and state are the reference's.",
+                    p.seed, p.target
+                ))
+            );
+        }
+        self.write_setup(&mut out);
+        let mut off_board_total = 0;
+        for s in &self.steps {
+            out.push_str("\n[[steps]]\n");
+            self.write_action(&mut out, &s.action);
+            let mut decision = s.either;
+            let _ = writeln!(out, "expect = {}", self.expect(s));
+            let state = self.state(&s.state, s.off_board, &mut decision);
+            if let Some(d) = decision {
+                let _ = writeln!(out, "decision = {}", q(d));
+            }
+            if !state.is_empty() {
+                let _ = writeln!(out, "state = {{ {} }}", state.join(", "));
+            }
+            off_board_total = s.off_board;
+        }
+        let end_state = self.observe(end);
+        if !end_state.is_empty() {
+            let mut decision = None;
+            let state = self.state(&end_state, off_board_total, &mut decision);
+            out.push_str("\n[end]\n");
+            if let Some(d) = decision {
+                let _ = writeln!(out, "decision = {}", q(d));
+            }
+            for kv in state {
+                let _ = writeln!(out, "{kv}");
+            }
+        }
+        out
+    }
+
+    fn write_setup(&self, out: &mut String) {
+        let rules = self.rules;
+        if let Some(p) = self.plan.first {
+            let _ = writeln!(out, "\n[setup]\nfirst = {}", q(&rules.players[p]));
+        }
+        let cells = |cells: &[Cell]| {
+            let v: Vec<String> = cells.iter().map(|c| self.cell_text((*c).into())).collect();
+            format!("[{}]", v.join(", "))
+        };
+        if rules.players.len() == 1 {
+            if self.plan.setup.is_empty() {
+                return;
+            }
+            out.push_str("\n[setup.ships]\n");
+            for (i, c) in &self.plan.setup {
+                let _ = writeln!(out, "{} = {}", key(&rules.items[*i].name), cells(c));
+            }
+            return;
+        }
+        for (p, name) in rules.players.iter().enumerate() {
+            let of = |grenade: bool| -> Vec<String> {
+                self.plan
+                    .setup
+                    .iter()
+                    .filter(|(i, _)| {
+                        rules.items[*i].owner == p && rules.items[*i].grenade == grenade
+                    })
+                    .map(|(_, c)| cells(c))
+                    .collect()
+            };
+            let (ships, grenades) = (of(false), of(true));
+            if ships.is_empty() && grenades.is_empty() {
+                continue;
+            }
+            let _ = writeln!(out, "\n[setup.players.{}]", key(name));
+            if !ships.is_empty() {
+                let _ = writeln!(out, "ships = [{}]", ships.join(", "));
+            }
+            if !grenades.is_empty() {
+                let _ = writeln!(out, "grenades = [{}]", grenades.join(", "));
+            }
+        }
+    }
+
+    /// A cell in the assignment's notation, or a raw `[row, col]` pair off the board.
+    fn cell_text(&self, c: RawCell) -> String {
+        match self.rules.cell(c) {
+            Some(_) => q(&self.rules.notation.format(c)),
+            None => format!("[{}, {}]", c.row, c.col),
+        }
+    }
+
+    fn write_action(&self, out: &mut String, action: &Action) {
+        let rules = self.rules;
+        let dir = |d: &Dir| match d {
+            Dir::Right => "right",
+            Dir::Down => "down",
+            Dir::Left => "left",
+            Dir::Up => "up",
+        };
+        let _ = match action {
+            Action::Fire { player, at } => {
+                if let Some(p) = player {
+                    let _ = writeln!(out, "player = {}", q(&rules.players[*p]));
+                }
+                writeln!(out, "fire = {}", self.cell_text(*at))
+            }
+            Action::Drone { axis, index } => {
+                let axis = match axis {
+                    crate::engine::Axis::Row => "row",
+                    crate::engine::Axis::Col => "col",
+                };
+                writeln!(out, "drone = {{ {axis} = {index} }}")
+            }
+            Action::Missile { at } => writeln!(out, "missile = {}", self.cell_text(*at)),
+            Action::Place { item, at, dir: d } => {
+                let def = &rules.items[*item];
+                let player = if rules.players.len() > 1 {
+                    format!(", player = {}", q(&rules.players[def.owner]))
+                } else {
+                    String::new()
+                };
+                writeln!(
+                    out,
+                    "place = {{ ship = {}, at = {}, dir = {}{player} }}",
+                    q(&def.name),
+                    self.cell_text(*at),
+                    q(dir(d))
+                )
+            }
+            Action::Query { name, at, .. } => {
+                writeln!(out, "query = {}\nat = {}", q(name), self.cell_text(*at))
+            }
+            Action::Probe { name } => writeln!(out, "probe = {}", q(name)),
+            Action::RandomLayouts { count } => writeln!(out, "random_layouts = {count}"),
+        };
+    }
+
+    /// The `expect` value: the reference's answer with the details the spec reports.
+    fn expect(&self, s: &Written) -> String {
+        let rules = self.rules;
+        let a = &s.answer;
+        if let Some(v) = &a.value {
+            if s.either == Some(FRESH_HIT_REPEAT) {
+                return "[true, false]".into();
+            }
+            return match v {
+                QueryValue::Bool(b) => b.to_string(),
+                QueryValue::Ship(Some(n)) => q(n),
+                QueryValue::Ship(None) => q("none"),
+            };
+        }
+        let word = a.outcome.word();
+        if s.either == Some(OFF_BOARD_CALL) {
+            return format!("[{}, \"miss\"]", q(word));
+        }
+        let has = |d: &str| rules.details.iter().any(|x| x == d);
+        let mut details = Vec::new();
+        match &s.action {
+            Action::Fire { .. } => {
+                if let (true, Some(ship)) = (has("ship"), &a.ship) {
+                    details.push(format!("ship = {}", q(ship)));
+                }
+                if let (true, Some(owner)) = (has("owner"), &a.owner) {
+                    details.push(format!("owner = {}", q(owner)));
+                }
+            }
+            Action::Drone { .. } => {
+                if let (true, Some(count)) = (has("count"), a.count) {
+                    details.push(format!("count = {count}"));
+                }
+            }
+            Action::Missile { .. } if has("cells") && !a.cells.is_empty() => {
+                let cells: Vec<String> = a
+                    .cells
+                    .iter()
+                    .map(|(c, o)| {
+                        format!(
+                            "{} = {}",
+                            q(&rules.notation.format((*c).into())),
+                            q(o.word())
+                        )
+                    })
+                    .collect();
+                details.push(format!("cells = {{ {} }}", cells.join(", ")));
+            }
+            _ => {}
+        }
+        if details.is_empty() {
+            q(word)
+        } else {
+            format!("{{ outcome = {}, {} }}", q(word), details.join(", "))
+        }
+    }
+
+    /// `key = value` pairs for a `state` table or `[end]`. A count that the other reading of
+    /// `off-board-call` would make larger lists both values under that decision, unless the
+    /// step already names another decision (then the count is left unchecked).
+    fn state(
+        &self,
+        state: &[(StateKey, Observed)],
+        off_board: u32,
+        decision: &mut Option<&'static str>,
+    ) -> Vec<String> {
+        let rules = self.rules;
+        let mut out = Vec::new();
+        for (k, v) in state {
+            let value = match v {
+                Observed::Names(n) => {
+                    let v: Vec<String> = n.iter().map(|s| q(s)).collect();
+                    format!("[{}]", v.join(", "))
+                }
+                Observed::Bool(b) => b.to_string(),
+                Observed::Count(n) if *k == StateKey::Shots && off_board > 0 => {
+                    match decision {
+                        Some(d) if *d != OFF_BOARD_CALL => continue,
+                        _ => {}
+                    }
+                    *decision = Some(OFF_BOARD_CALL);
+                    format!("[{n}, {}]", n + off_board)
+                }
+                Observed::Count(n) => n.to_string(),
+                Observed::Player(p) => q(p.as_deref().unwrap_or("none")),
+                Observed::Cells(c) => {
+                    let v: Vec<String> = c
+                        .iter()
+                        .map(|c| q(&rules.notation.format((*c).into())))
+                        .collect();
+                    format!("[{}]", v.join(", "))
+                }
+                Observed::Board(rows) => {
+                    if rows
+                        .iter()
+                        .any(|r| r.contains('\\') || r.contains("\"\"\""))
+                    {
+                        q(&rows.join("\n"))
+                    } else {
+                        format!("\"\"\"\n{}\n\"\"\"", rows.join("\n"))
+                    }
+                }
+            };
+            out.push(format!("{} = {value}", k.name()));
+        }
+        out
+    }
+}
+
+/// The decision `id` if the spec records it and accepts its other reading.
+fn accepts_also(rules: &Rules, id: &'static str) -> Option<&'static str> {
+    rules.decision(id).filter(|d| d.accept_also).map(|_| id)
+}
+
+/// A TOML basic string.
+fn q(s: &str) -> String {
+    toml::Value::String(s.to_string()).to_string()
+}
+
+/// A TOML key: bare where it may be, quoted otherwise.
+fn key(s: &str) -> String {
+    if !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+    {
+        s.to_string()
+    } else {
+        q(s)
+    }
+}
+
+/// A word for a shell command line, single-quoted when it needs to be.
+fn shell_word(s: &str) -> String {
+    if s.chars()
+        .all(|c| c.is_ascii_alphanumeric() || "-_./:=,@+".contains(c))
+    {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', "'\\''"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spec::SpecSet;
+
+    fn colab() -> Arc<Rules> {
+        let specs = SpecSet::builtin();
+        specs.get("colab-6x6").unwrap().rules(None).unwrap().clone()
+    }
+
+    fn raw(row: i64, col: i64) -> RawCell {
+        RawCell { row, col }
+    }
+
+    #[test]
+    fn rim_corners_are_the_four_corners_and_off_picks_are_off_the_board() {
+        let rules = colab();
+        let b = Builder::new(&rules);
+        let corner = |side| {
+            b.cell(&Pick::Rim {
+                side,
+                at: 3,
+                corner: true,
+            })
+        };
+        assert_eq!(
+            [corner(0), corner(1), corner(2), corner(3)],
+            [raw(0, 0), raw(0, 5), raw(5, 5), raw(5, 0)]
+        );
+        for side in 0..4 {
+            for far in [false, true] {
+                let c = b.cell(&Pick::Off { side, at: 9, far });
+                assert!(rules.cell(c).is_none(), "{c} is on the board");
+            }
+        }
+    }
+
+    #[test]
+    fn next_walks_a_ships_unhit_cells_then_repeats_on_it_once_sunk() {
+        let rules = colab();
+        let mut b = Builder::new(&rules);
+        // The Submarine (item 0) on A1, A2.
+        assert!(b.place_somewhere(0, raw(0, 0), 0));
+        let next = Pick::Next {
+            item: 0,
+            from: 1,
+            spill: false,
+        };
+        let mut shots = Vec::new();
+        for _ in 0..3 {
+            let at = b.cell(&next);
+            shots.push(at);
+            b.push(Action::Fire { player: None, at }, 0);
+        }
+        assert_eq!(shots, [raw(0, 1), raw(0, 0), raw(0, 1)]);
+    }
+
+    #[test]
+    fn a_pick_naming_an_unplaced_ship_means_the_next_placed_one() {
+        let rules = colab();
+        let mut b = Builder::new(&rules);
+        // Only the Cruiser (item 2) is placed, on D1, D2, D3.
+        assert!(b.place_somewhere(2, raw(3, 0), 0));
+        let beside = Pick::Beside {
+            item: 0,
+            cell: 0,
+            dr: -1,
+            dc: 0,
+        };
+        assert_eq!(b.cell(&beside), raw(2, 0));
+    }
+
+    #[test]
+    fn a_plan_that_checks_nothing_has_no_scenario() {
+        let rules = colab();
+        let plan = Plan {
+            setup: Vec::new(),
+            first: None,
+            steps: Vec::new(),
+            end: 0,
+        };
+        assert_eq!(scenario_text(&plan, &rules, false, None), None);
+    }
+
+    #[test]
+    fn off_board_shots_in_solo_accept_the_other_reading_of_off_board_call() {
+        let specs = SpecSet::builtin();
+        let rules = specs
+            .get("solo-10x10")
+            .unwrap()
+            .rules(None)
+            .unwrap()
+            .clone();
+        let plan = Plan {
+            setup: Vec::new(),
+            first: None,
+            steps: vec![(
+                Action::Fire {
+                    player: None,
+                    at: raw(10, 0),
+                },
+                1 << rules
+                    .observe
+                    .iter()
+                    .position(|k| *k == StateKey::Shots)
+                    .unwrap(),
+            )],
+            end: 0,
+        };
+        let text = scenario_text(&plan, &rules, false, None).unwrap();
+        assert!(
+            text.contains("fire = [10, 0]\nexpect = [\"invalid\", \"miss\"]\ndecision = \"off-board-call\"\nstate = { shots = [0, 1] }"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn shell_words_are_quoted_only_when_needed() {
+        assert_eq!(shell_word("python:a/b.py"), "python:a/b.py");
+        assert_eq!(shell_word("cmd:./x --y"), "'cmd:./x --y'");
+        assert_eq!(shell_word("it's"), "'it'\\''s'");
+    }
+}

@@ -148,6 +148,11 @@ pub fn load(paths: &[Utf8PathBuf], specs: &SpecSet) -> Loaded {
             return loaded;
         }
     };
+    // A suite.toml named outright is read by `suites`, not as a scenario.
+    let files: Vec<Utf8PathBuf> = files
+        .into_iter()
+        .filter(|f| f.file_name() != Some(SUITE_FILE))
+        .collect();
     loaded.files = files.len();
     let mut specs = specs.clone();
     let mut scenario_sources = Vec::new();
@@ -181,13 +186,13 @@ pub fn suites(
     paths: &[Utf8PathBuf],
     known: impl Fn(&str) -> bool,
 ) -> Result<Suites, Vec<Diagnostic>> {
-    let mut out = Vec::new();
+    let mut out: Vec<LoadedSuite> = Vec::new();
     let mut errors = Vec::new();
-    for dir in paths.iter().filter(|p| p.is_dir()) {
-        let file = dir.join(SUITE_FILE);
-        if !file.is_file() {
+    for dir in paths.iter().filter_map(|p| suite_dir(p)) {
+        if out.iter().any(|s| s.dir == dir) {
             continue;
         }
+        let file = dir.join(SUITE_FILE);
         let source = match read_source(&file) {
             Ok(s) => s,
             Err(d) => {
@@ -197,11 +202,7 @@ pub fn suites(
         };
         match toml::from_str(&source.text) {
             Ok(suite) => {
-                let loaded = LoadedSuite {
-                    dir: dir.clone(),
-                    source,
-                    suite,
-                };
+                let loaded = LoadedSuite { dir, source, suite };
                 errors.extend(loaded.validate(&known));
                 out.push(loaded);
             }
@@ -213,6 +214,26 @@ pub fn suites(
     } else {
         Err(errors)
     }
+}
+
+/// The suite a path belongs to: the nearest folder holding a `suite.toml`, the path itself
+/// or one above it (so `suites/hidden` alone still gets `suites/suite.toml`'s hidden folders),
+/// looking no higher than the path as written goes (a relative path stops at the current
+/// folder). A path to a `suite.toml` names its folder.
+fn suite_dir(path: &Utf8Path) -> Option<Utf8PathBuf> {
+    let start = if path.file_name() == Some(SUITE_FILE) {
+        path.parent()?
+    } else {
+        path
+    };
+    start.ancestors().find_map(|dir| {
+        let here = if dir.as_str().is_empty() {
+            Utf8Path::new(".")
+        } else {
+            dir
+        };
+        here.join(SUITE_FILE).is_file().then(|| dir.to_path_buf())
+    })
 }
 
 /// Loads the scenarios under `paths` ([`load`]) and the suites of the folders among them

@@ -4,7 +4,7 @@ use anyhow::Context;
 use broadside::load;
 use broadside::report::Audience;
 use broadside::report::{self, Report};
-use broadside::suite::SuiteLimits;
+use broadside::suite::{SuiteLimits, ranges};
 use broadside::target::limits::{self, Limits};
 use camino::Utf8PathBuf;
 use clap::{Parser, Subcommand, ValueEnum};
@@ -241,73 +241,87 @@ enum Format {
 }
 
 /// Limits of a child target; a flag wins over the suite's `[limits]`, which wins over the
-/// defaults.
+/// defaults. Values outside `broadside::suite::ranges` are refused.
 #[derive(clap::Args)]
 struct LimitArgs {
-    /// Seconds one request to a child target may take [default: 5, or the suite's].
-    #[arg(long)]
+    /// Seconds one request to a child target may take, 0.05 to 3600 [default: 5, or the
+    /// suite's].
+    #[arg(long, value_parser = secs)]
     timeout: Option<f64>,
-    /// Seconds one scenario may take in a child target [default: 30, or the suite's].
-    #[arg(long)]
+    /// Seconds one scenario may take in a child target, 0.05 to 3600 [default: 30, or the
+    /// suite's].
+    #[arg(long, value_parser = secs)]
     scenario_timeout: Option<f64>,
     /// Memory of a child target, in MiB [default: 1024, or the suite's].
-    #[arg(long)]
+    #[arg(long, value_parser = in_range(ranges::MEMORY_MIB))]
     memory_mib: Option<u64>,
     /// CPU seconds of a child target over its whole life [default: 60, or the suite's].
-    #[arg(long)]
+    #[arg(long, value_parser = in_range(ranges::CPU_SECS))]
     cpu_secs: Option<u64>,
     /// Open files of a child target [default: 64, or the suite's].
-    #[arg(long)]
+    #[arg(long, value_parser = in_range(ranges::OPEN_FILES))]
     open_files: Option<u64>,
     /// Largest file a child target may write, in MiB [default: 16, or the suite's].
-    #[arg(long)]
+    #[arg(long, value_parser = in_range(ranges::FILE_SIZE_MIB))]
     file_size_mib: Option<u64>,
     /// Processes a child target may run [default: 64, or the suite's].
-    #[arg(long)]
+    #[arg(long, value_parser = in_range(ranges::PROCESSES))]
     processes: Option<u64>,
 }
 
+/// A clap parser for a whole number in `lo..=hi`.
+fn in_range((lo, hi): (u64, u64)) -> clap::builder::RangedU64ValueParser<u64> {
+    clap::value_parser!(u64).range(lo..=hi)
+}
+
+/// Seconds in `ranges::SECS`.
+fn secs(s: &str) -> Result<f64, String> {
+    let (lo, hi) = ranges::SECS;
+    match s.parse::<f64>() {
+        Ok(v) if v.is_finite() && (lo..=hi).contains(&v) => Ok(v),
+        _ => Err(format!("expected seconds from {lo} to {hi}")),
+    }
+}
+
 impl LimitArgs {
-    /// The limits to use: these flags, else the suite's, else the defaults; out-of-range
-    /// values are pulled into range (times into 0.05 s … 1 h).
+    /// The limits to use: these flags, else the suite's, else the defaults (both already
+    /// checked against their ranges).
     fn limits(&self, suite: &SuiteLimits) -> Limits {
         let base = Limits::default();
-        let secs = |s: Option<f64>, default: std::time::Duration| match s {
-            Some(s) if s.is_finite() => std::time::Duration::from_secs_f64(s.clamp(0.05, 3600.0)),
-            Some(_) => std::time::Duration::from_secs(3600),
-            None => default,
+        let get = |v: &Option<toml::Spanned<u64>>| v.as_ref().map(|v| *v.get_ref());
+        let getf = |v: &Option<toml::Spanned<f64>>| v.as_ref().map(|v| *v.get_ref());
+        let secs = |s: Option<f64>, default: std::time::Duration| {
+            s.map_or(default, std::time::Duration::from_secs_f64)
         };
         Limits {
-            request_timeout: secs(self.timeout.or(suite.timeout_secs), base.request_timeout),
+            request_timeout: secs(
+                self.timeout.or(getf(&suite.timeout_secs)),
+                base.request_timeout,
+            ),
             scenario_timeout: secs(
-                self.scenario_timeout.or(suite.scenario_timeout_secs),
+                self.scenario_timeout.or(getf(&suite.scenario_timeout_secs)),
                 base.scenario_timeout,
             ),
             memory_mib: self
                 .memory_mib
-                .or(suite.memory_mib)
-                .unwrap_or(base.memory_mib)
-                .max(16),
+                .or(get(&suite.memory_mib))
+                .unwrap_or(base.memory_mib),
             cpu_secs: self
                 .cpu_secs
-                .or(suite.cpu_secs)
-                .unwrap_or(base.cpu_secs)
-                .max(1),
+                .or(get(&suite.cpu_secs))
+                .unwrap_or(base.cpu_secs),
             open_files: self
                 .open_files
-                .or(suite.open_files)
-                .unwrap_or(base.open_files)
-                .clamp(16, 4096),
+                .or(get(&suite.open_files))
+                .unwrap_or(base.open_files),
             file_size_mib: self
                 .file_size_mib
-                .or(suite.file_size_mib)
-                .unwrap_or(base.file_size_mib)
-                .max(1),
+                .or(get(&suite.file_size_mib))
+                .unwrap_or(base.file_size_mib),
             processes: self
                 .processes
-                .or(suite.processes)
-                .unwrap_or(base.processes)
-                .clamp(4, 4096),
+                .or(get(&suite.processes))
+                .unwrap_or(base.processes),
             ..base
         }
     }
@@ -354,9 +368,14 @@ fn warn_readable_hidden(scenarios: &[broadside::scenario::Scenario]) {
         let mode = |p: &std::path::Path| std::fs::metadata(p).map_or(0, |m| m.permissions().mode());
         let open = mode(&abs) & 0o004 != 0 && abs.ancestors().skip(1).all(|d| mode(d) & 0o001 != 0);
         if open {
+            let jailed = if broadside::target::limits::namespaces_available() {
+                "python: and haskell: targets run jailed, but a cmd: program sees what other users may read"
+            } else {
+                "this machine gives broadside no namespaces, so no target is jailed: student code sees what other users may read"
+            };
             let _ = writeln!(
                 anstream::stderr(),
-                "warning: hidden scenario {} is readable by other users; python: targets run jailed, but a cmd: program sees what other users may read: keep hidden suites in a folder only the grader can read (chmod 700)",
+                "warning: hidden scenario {} is readable by other users; {jailed}: keep hidden suites in a folder only the grader can read (chmod 700)",
                 s.source.path
             );
         }

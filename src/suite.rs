@@ -20,13 +20,86 @@ pub const SUITE_FILE: &str = "suite.toml";
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SuiteLimits {
-    pub cpu_secs: Option<u64>,
-    pub memory_mib: Option<u64>,
-    pub open_files: Option<u64>,
-    pub file_size_mib: Option<u64>,
-    pub processes: Option<u64>,
-    pub timeout_secs: Option<f64>,
-    pub scenario_timeout_secs: Option<f64>,
+    pub cpu_secs: Option<Spanned<u64>>,
+    pub memory_mib: Option<Spanned<u64>>,
+    pub open_files: Option<Spanned<u64>>,
+    pub file_size_mib: Option<Spanned<u64>>,
+    pub processes: Option<Spanned<u64>>,
+    pub timeout_secs: Option<Spanned<f64>>,
+    pub scenario_timeout_secs: Option<Spanned<f64>>,
+}
+
+/// The range each limit must lie in, with its unit, shared by `suite.toml` and the flags.
+pub mod ranges {
+    /// Seconds for a request or a scenario.
+    pub const SECS: (f64, f64) = (0.05, 3600.0);
+    pub const CPU_SECS: (u64, u64) = (1, 86_400);
+    pub const MEMORY_MIB: (u64, u64) = (16, 1_048_576);
+    pub const OPEN_FILES: (u64, u64) = (16, 4096);
+    pub const FILE_SIZE_MIB: (u64, u64) = (1, 1_048_576);
+    pub const PROCESSES: (u64, u64) = (4, 4096);
+    /// A suite's `total_points`.
+    pub const TOTAL_POINTS: (f64, f64) = (0.01, 1_000_000.0);
+}
+
+impl SuiteLimits {
+    /// Each limit outside its range, as a diagnostic at its value.
+    fn check(&self, source: &Source) -> Vec<Diagnostic> {
+        let mut out = Vec::new();
+        let int = |name: &str, v: &Option<Spanned<u64>>, (lo, hi): (u64, u64), unit: &str| {
+            v.as_ref()
+                .filter(|v| !(lo..=hi).contains(v.get_ref()))
+                .map(|v| {
+                    Diagnostic::new(
+                        source,
+                        Some(v.span()),
+                        format!("{name} = {} is out of range", v.get_ref()),
+                    )
+                    .expected(format!("{unit} from {lo} to {hi}"))
+                })
+        };
+        let secs = |name: &str, v: &Option<Spanned<f64>>| {
+            let (lo, hi) = ranges::SECS;
+            v.as_ref()
+                .filter(|v| !(v.get_ref().is_finite() && (lo..=hi).contains(v.get_ref())))
+                .map(|v| {
+                    Diagnostic::new(
+                        source,
+                        Some(v.span()),
+                        format!("{name} = {} is out of range", v.get_ref()),
+                    )
+                    .expected(format!("seconds from {lo} to {hi}"))
+                })
+        };
+        out.extend(int("cpu_secs", &self.cpu_secs, ranges::CPU_SECS, "seconds"));
+        out.extend(int(
+            "memory_mib",
+            &self.memory_mib,
+            ranges::MEMORY_MIB,
+            "MiB",
+        ));
+        out.extend(int(
+            "open_files",
+            &self.open_files,
+            ranges::OPEN_FILES,
+            "a count",
+        ));
+        out.extend(int(
+            "file_size_mib",
+            &self.file_size_mib,
+            ranges::FILE_SIZE_MIB,
+            "MiB",
+        ));
+        out.extend(int(
+            "processes",
+            &self.processes,
+            ranges::PROCESSES,
+            "a count",
+        ));
+        out.extend(secs("timeout_secs", &self.timeout_secs));
+        out.extend(secs("scenario_timeout_secs", &self.scenario_timeout_secs));
+        out
+    }
 }
 
 /// A `suite.toml` as written. Every key is optional.
@@ -35,7 +108,7 @@ pub struct SuiteLimits {
 /// title = "Solo battleships: published tests"
 /// assignment = "solo-10x10"      # every scenario must be for this assignment
 /// total_points = 50              # scale the suite's points to this total
-/// hidden = ["hidden"]            # folders (relative to this file) of hidden scenarios
+/// hidden = ["hidden"]            # folders (relative to this file) of hidden scenarios; "." all
 /// hidden_results = "status"      # students see a hidden scenario's pass/fail ("none": nothing)
 /// [limits]
 /// timeout_secs = 2
@@ -70,18 +143,22 @@ impl LoadedSuite {
     pub fn validate(&self, assignment_known: impl Fn(&str) -> bool) -> Vec<Diagnostic> {
         let mut out = Vec::new();
         let s = &self.suite;
+        let (lo, hi) = ranges::TOTAL_POINTS;
         if let Some(t) = &s.total_points
-            && !(t.get_ref().is_finite() && *t.get_ref() > 0.0)
+            && !(t.get_ref().is_finite() && (lo..=hi).contains(t.get_ref()))
         {
             out.push(
                 Diagnostic::new(
                     &self.source,
                     Some(t.span()),
-                    format!("total_points = {} is not a positive number", t.get_ref()),
+                    format!("total_points = {} is out of range", t.get_ref()),
                 )
-                .expected("a positive number of points, e.g. `total_points = 100`"),
+                .expected(format!(
+                    "points from {lo} to {hi}, e.g. `total_points = 100`"
+                )),
             );
         }
+        out.extend(s.limits.check(&self.source));
         if let Some(a) = &s.assignment
             && !assignment_known(a.get_ref())
         {
@@ -96,10 +173,13 @@ impl LoadedSuite {
         }
         for h in &s.hidden {
             let rel = Utf8Path::new(h.get_ref());
-            let inside = rel.is_relative()
-                && rel
-                    .components()
-                    .all(|c| matches!(c, camino::Utf8Component::Normal(_)));
+            // "." hides the whole suite.
+            let inside = h.get_ref() == "."
+                || (!h.get_ref().is_empty()
+                    && rel.is_relative()
+                    && rel
+                        .components()
+                        .all(|c| matches!(c, camino::Utf8Component::Normal(_))));
             let problem = if !inside {
                 Some("is not a folder inside the suite")
             } else if !self.dir.join(rel).is_dir() {
@@ -114,7 +194,7 @@ impl LoadedSuite {
                         Some(h.span()),
                         format!("hidden folder `{}` {problem}", h.get_ref()),
                     )
-                    .expected("a folder under the suite's folder, e.g. `hidden = [\"hidden\"]`"),
+                    .expected("a folder under the suite's folder, e.g. `hidden = [\"hidden\"]`, or `\".\"` for the whole suite"),
                 );
             }
         }
@@ -138,7 +218,7 @@ impl LoadedSuite {
                 .suite
                 .hidden
                 .iter()
-                .any(|h| path.starts_with(self.dir.join(h.get_ref())))
+                .any(|h| h.get_ref() == "." || path.starts_with(self.dir.join(h.get_ref())))
             {
                 s.visibility = s.visibility.max(Visibility::Hidden);
             }

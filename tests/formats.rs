@@ -59,11 +59,20 @@ fn the_student_view_never_shows_a_hidden_scenarios_steps() {
     let text = to_text(&student, false);
     assert!(!text.contains("expected"), "{text}");
     assert!(text.contains("details hidden"), "{text}");
-    // With `hidden_results = "none"` the scenario is not listed, yet still counted.
+    // With `hidden_results = "none"` the scenario is not listed and no count gives its status
+    // away, yet its share of the score still counts.
     let none = for_students(&report, HiddenResults::None);
     assert!(none.scenarios.iter().all(|r| !r.path.contains("/hidden/")));
-    assert_eq!(none.summary, report.summary);
+    assert_eq!(
+        (none.summary.scenarios, none.summary.failed),
+        (2, 1),
+        "the listed scenarios only"
+    );
+    assert_eq!(none.summary.score, report.summary.score);
+    assert_eq!(none.summary.max_score, report.summary.max_score);
     assert!(none.notes.iter().any(|n| n.contains("1 hidden scenario")));
+    // Tags say what a hidden scenario tests: gone from the student's view.
+    assert!(h.tags.is_empty() && h.steps == 0);
 }
 
 /// Gradescope's documented results.json fields (Autograder Specifications).
@@ -219,6 +228,7 @@ fn class_summary_snapshot() {
         suites.title(),
         None,
         &[("bob".into(), bob), ("alice".into(), alice)],
+        Vec::new(),
     )
     .unwrap();
     assert_eq!(summary.submissions[0].id, "alice", "sorted by id");

@@ -326,3 +326,110 @@ fn a_broken_suite_toml_names_file_line_and_what_was_expected() {
     assert!(err.contains("01.toml:1:1"), "{err}");
     assert!(err.contains("but its suite"), "{err}");
 }
+
+#[test]
+fn a_hidden_scenarios_shots_never_reach_a_visible_scenarios_feedback() {
+    // The spy prints every position it was ever asked about; the hidden scenario sorts before
+    // the visible one, yet is played after it.
+    let (_c, class) = tmp();
+    std::fs::create_dir(class.join("spy")).unwrap();
+    std::fs::copy(
+        "tests/fixtures/python/spy/battleship.py",
+        class.join("spy/battleship.py"),
+    )
+    .unwrap();
+    let (_o, out) = tmp();
+    let (code, err) = grade("tests/fixtures/spy-suite", class.as_str(), &out, &[]);
+    assert_eq!(code, 0, "{err}");
+    let staff = std::fs::read_to_string(out.join("spy/report.json")).unwrap();
+    assert!(
+        staff.contains("SPY [(1, 1)]"),
+        "the visible shot is shown: {staff}"
+    );
+    for file in ["results.json", "report.txt"] {
+        let text = std::fs::read_to_string(out.join("spy").join(file)).unwrap();
+        assert!(text.contains("SPY [(1, 1)]"), "{file}: {text}");
+        // F6 is (5, 5) and E6 (4, 5) as (row, col).
+        assert!(
+            !text.contains("(5, 5)") && !text.contains("(4, 5)"),
+            "{file}: {text}"
+        );
+    }
+}
+
+#[test]
+fn a_hidden_folder_graded_alone_keeps_its_suites_settings() {
+    // `suites/hidden` given alone still finds `suites/suite.toml` above it.
+    let (_o, out) = tmp();
+    let (code, err) = grade(
+        "tests/fixtures/spy-suite/hidden",
+        "fixtures/submissions/colab-6x6",
+        &out,
+        &["--formats", "gradescope"],
+    );
+    assert_eq!(code, 0, "{err}");
+    let g = json(&out.join("correct/results.json"));
+    assert_eq!(g["tests"][0]["visibility"], "hidden", "{g}");
+}
+
+#[test]
+fn resume_grades_again_when_a_scenario_changed() {
+    let (_s, suite) = tmp();
+    for f in ["01-handout-example.toml", "02-repeat-on-water.toml"] {
+        std::fs::copy(format!("fixtures/scenarios/colab-6x6/{f}"), suite.join(f)).unwrap();
+    }
+    let (_o, out) = tmp();
+    let class = "fixtures/submissions/colab-6x6";
+    assert_eq!(grade(suite.as_str(), class, &out, &[]).0, 0);
+    let (code, err) = grade(suite.as_str(), class, &out, &["--resume"]);
+    assert_eq!(code, 0, "{err}");
+    let n = broadside::grade::discover(class.into()).unwrap().len();
+    assert!(err.contains(&format!("({n} resumed)")), "{err}");
+    // Worth more points now: every report is stale.
+    let file = suite.join("02-repeat-on-water.toml");
+    let text = std::fs::read_to_string(&file).unwrap();
+    std::fs::write(&file, text.replacen("points = ", "points = 1", 1)).unwrap();
+    let (code, err) = grade(suite.as_str(), class, &out, &["--resume"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("(0 resumed)"), "{err}");
+}
+
+#[test]
+fn merge_refuses_a_shard_with_submissions_not_graded() {
+    let class = "fixtures/submissions/colab-6x6";
+    let suite = "fixtures/scenarios/colab-6x6/01-handout-example.toml";
+    let (_s, root) = tmp();
+    let shards: Vec<Utf8PathBuf> = (1..=2).map(|k| root.join(format!("shard-{k}"))).collect();
+    for (k, dir) in shards.iter().enumerate() {
+        assert_eq!(
+            grade(suite, class, dir, &["--shard", &format!("{}/2", k + 1)]).0,
+            0
+        );
+    }
+    // As an interrupted run leaves it: one submission planned, not graded.
+    let file = shards[1].join("summary.json");
+    let mut v = json(&file);
+    v["not_graded"] = serde_json::json!(["zed"]);
+    std::fs::write(&file, v.to_string()).unwrap();
+    let o = broadside()
+        .args(["merge", shards[0].as_str(), shards[1].as_str(), "--out"])
+        .arg(root.join("merged").as_str())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("incomplete") && err.contains("zed"), "{err}");
+}
+
+#[test]
+fn out_of_range_limits_and_an_out_folder_inside_the_class_are_refused() {
+    let (_o, out) = tmp();
+    let (code, err) = grade(SUITE, CLASS, &out, &["--timeout=-1"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("seconds from 0.05 to 3600"), "{err}");
+    let (code, err) = grade(SUITE, CLASS, &out, &["--jobs", "0"]);
+    assert_eq!(code, 2, "{err}");
+    let (code, err) = grade(SUITE, CLASS, &Utf8PathBuf::from(CLASS).join("graded"), &[]);
+    assert_eq!(code, 2);
+    assert!(err.contains("inside the submissions folder"), "{err}");
+}

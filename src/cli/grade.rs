@@ -32,9 +32,9 @@ pub struct GradeArgs {
     /// assignment's language].
     #[arg(long)]
     target: Option<String>,
-    /// Submissions graded at once [default: the number of cores].
-    #[arg(long)]
-    jobs: Option<usize>,
+    /// Submissions graded at once, 1 to 256 [default: the number of cores].
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..=256))]
+    jobs: Option<u16>,
     /// Files written per submission (report.json is always written).
     #[arg(
         long,
@@ -83,7 +83,17 @@ pub fn grade(args: GradeArgs) -> anyhow::Result<u8> {
             "--target `{template}` has no `{{}}` where the submission's folder goes; expected e.g. `python:{{}}`"
         );
     }
+    check_out_folder(&args.out, &args.submissions, &args.suites)?;
     let mut submissions = discover(&args.submissions).map_err(anyhow::Error::msg)?;
+    if let Some(s) = submissions
+        .iter()
+        .find(|s| ["summary.json", "summary.csv"].contains(&s.id.as_str()))
+    {
+        anyhow::bail!(
+            "a submission folder is named `{}`, which the class summary needs in --out; rename it",
+            s.id
+        );
+    }
     let class_size = submissions.len();
     if let Some(shard) = args.shard {
         submissions = shard.select(submissions);
@@ -94,14 +104,20 @@ pub fn grade(args: GradeArgs) -> anyhow::Result<u8> {
             args.submissions
         );
     }
+    if args.out.exists() && !args.out.is_dir() {
+        anyhow::bail!(
+            "--out {} is a file; expected a folder for the reports",
+            args.out
+        );
+    }
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("failed to create the output folder {}", args.out))?;
     let stop = install_ctrl_c();
     let limits = args.limits.limits(&suites.limits());
-    let jobs = args
-        .jobs
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-        .clamp(1, 256);
+    let jobs = args.jobs.map_or_else(
+        || std::thread::available_parallelism().map_or(1, |n| n.get()),
+        usize::from,
+    );
     let plan = Plan {
         scenarios: &loaded.scenarios,
         submissions,
@@ -113,7 +129,15 @@ pub fn grade(args: GradeArgs) -> anyhow::Result<u8> {
         stop,
     };
     let make = |sub: &Submission, slot: usize| {
-        let spec = template.replace("{}", sub.path.as_str());
+        // A `cmd:` template goes through `sh -c`: the folder is quoted as one word.
+        let path = if template.starts_with("cmd:") {
+            shlex::try_quote(sub.path.as_str())
+                .map(|q| q.into_owned())
+                .unwrap_or_else(|_| sub.path.to_string())
+        } else {
+            sub.path.to_string()
+        };
+        let spec = template.replace("{}", &path);
         let uid = GRADE_UID_BASE + u32::try_from(slot).unwrap_or(0);
         broadside::target::from_spec(&spec, limits.clone(), uid)
     };
@@ -123,7 +147,11 @@ pub fn grade(args: GradeArgs) -> anyhow::Result<u8> {
     progress.done();
     let mut graded: Vec<(String, broadside::report::Report)> = Vec::new();
     let (mut resumed, mut not_started, mut write_errors) = (0, 0, 0);
-    for r in results {
+    let mut not_graded = Vec::new();
+    for (r, sub) in results.into_iter().zip(&plan.submissions) {
+        if !matches!(r, Some(Ok(_))) {
+            not_graded.push(sub.id.clone());
+        }
         match r {
             Some(Ok(Graded {
                 id,
@@ -140,9 +168,17 @@ pub fn grade(args: GradeArgs) -> anyhow::Result<u8> {
             None => not_started += 1,
         }
     }
-    let summary = ClassSummary::build(suites.title(), args.shard.map(|s| s.to_string()), &graded)
-        .map_err(anyhow::Error::msg)?;
-    write_summary(&args.out, &summary)?;
+    let summary = ClassSummary::build(
+        suites.title(),
+        args.shard.map(|s| s.to_string()),
+        &graded,
+        not_graded,
+    )
+    .map_err(anyhow::Error::msg)?;
+    if let Err(e) = write_summary(&args.out, &summary) {
+        let _ = writeln!(anstream::stderr(), "error: {e:#}");
+        return Ok(exit::FAILED);
+    }
     let mut err = anstream::stderr();
     let _ = writeln!(
         err,
@@ -179,6 +215,46 @@ pub fn grade(args: GradeArgs) -> anyhow::Result<u8> {
     })
 }
 
+/// Refuses an `--out` folder inside the submissions (it would be graded as a student, and
+/// staff reports copied into the next student's jail) or inside a suite.
+fn check_out_folder(
+    out: &Utf8Path,
+    submissions: &Utf8Path,
+    suites: &[Utf8PathBuf],
+) -> anyhow::Result<()> {
+    // `out` may not exist yet: compare what exists of it.
+    let absolute = |p: &Utf8Path| -> Option<std::path::PathBuf> {
+        let p = p.as_std_path();
+        let mut existing = p;
+        let mut rest = Vec::new();
+        while !existing.exists() {
+            rest.push(existing.file_name()?.to_owned());
+            existing = existing
+                .parent()
+                .filter(|x| !x.as_os_str().is_empty())
+                .unwrap_or(std::path::Path::new("."));
+        }
+        let mut base = std::fs::canonicalize(existing).ok()?;
+        for part in rest.iter().rev() {
+            base.push(part);
+        }
+        Some(base)
+    };
+    let Some(out_abs) = absolute(out) else {
+        return Ok(());
+    };
+    let inside = |dir: &Utf8Path| absolute(dir).is_some_and(|d| out_abs.starts_with(&d));
+    if inside(submissions) {
+        anyhow::bail!(
+            "--out {out} is inside the submissions folder {submissions}: it would be graded as a submission; write the reports elsewhere"
+        );
+    }
+    if let Some(suite) = suites.iter().find(|s| s.is_dir() && inside(s)) {
+        anyhow::bail!("--out {out} is inside the suite {suite}; write the reports elsewhere");
+    }
+    Ok(())
+}
+
 /// `python:{}` or `haskell:{}` when every scenario is for an assignment students write in
 /// that language.
 fn default_template(
@@ -199,8 +275,9 @@ fn default_template(
     }
 }
 
-/// The first Ctrl-C stops starting submissions (those running finish and keep their
-/// reports); a second one exits at once.
+/// The first Ctrl-C (or SIGTERM, as a cancelled CI job sends) stops starting submissions
+/// (those running finish and keep their reports); a second one exits at once, and the
+/// children die with broadside (they are set to, at start).
 fn install_ctrl_c() -> &'static AtomicBool {
     static STOP: AtomicBool = AtomicBool::new(false);
     let _ = ctrlc::set_handler(|| {
@@ -318,7 +395,24 @@ pub fn merge(shards: &[Utf8PathBuf], out: &Utf8Path) -> anyhow::Result<u8> {
         if let Some(s) = &summary.shard {
             seen_shards.push(s.parse().map_err(anyhow::Error::msg)?);
         }
-        for (id, report) in read_graded(dir).map_err(anyhow::Error::msg)? {
+        if !summary.not_graded.is_empty() {
+            let _ = writeln!(
+                anstream::stderr(),
+                "error: {dir} is incomplete: {} not graded ({}); finish it with `broadside grade … --resume`",
+                plural(summary.not_graded.len(), "submission", "submissions"),
+                summary.not_graded.join(", ")
+            );
+            return Ok(exit::BAD_INPUT);
+        }
+        let ids: Vec<String> = summary.submissions.iter().map(|r| r.id.clone()).collect();
+        let reports = match read_graded(dir, &ids) {
+            Ok(r) => r,
+            Err(e) => {
+                let _ = writeln!(anstream::stderr(), "error: {e}");
+                return Ok(exit::BAD_INPUT);
+            }
+        };
+        for (id, report) in reports {
             if all.iter().any(|(other, _)| *other == id) {
                 let _ = writeln!(
                     anstream::stderr(),
@@ -333,7 +427,13 @@ pub fn merge(shards: &[Utf8PathBuf], out: &Utf8Path) -> anyhow::Result<u8> {
         let _ = writeln!(anstream::stderr(), "error: {missing}");
         return Ok(exit::BAD_INPUT);
     }
-    let summary = match ClassSummary::build(title, None, &all) {
+    if shards
+        .iter()
+        .any(|s| std::fs::canonicalize(s).ok() == std::fs::canonicalize(out).ok())
+    {
+        anyhow::bail!("--out {out} is one of the shards; write the merged summary elsewhere");
+    }
+    let summary = match ClassSummary::build(title, None, &all, Vec::new()) {
         Ok(s) => s,
         Err(e) => {
             let _ = writeln!(anstream::stderr(), "error: {e}");

@@ -4,10 +4,10 @@
 use super::Submission;
 use crate::harness::{millis, run_submission};
 use crate::report::{
-    HiddenResults, Report, ScenarioResult, for_students, to_gradescope, to_json, to_junit, to_text,
+    HiddenResults, Report, for_students, to_gradescope, to_json, to_junit, to_text,
 };
 use crate::scenario::Scenario;
-use crate::target::{Fault, FaultKind, Target};
+use crate::target::Target;
 use camino::{Utf8Path, Utf8PathBuf};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -58,8 +58,9 @@ pub trait Progress: Sync {
 }
 
 /// Builds a target for a submission; `slot` is the grading thread's index (0-based, below
-/// `jobs`), so each slot can run its children as a user of its own. Errors are the
-/// submission's fault (e.g. no such file) and fail its scenarios at setup.
+/// `jobs`), so each slot can run its children as a user of its own. An error is the grader's
+/// (no compiler, an unreadable folder): the submission is left ungraded. A submission's own
+/// failure to build is a target whose scenarios fail at setup, not an error.
 pub type MakeTarget<'a> = dyn Fn(&Submission, usize) -> Result<Box<dyn Target>, String> + Sync + 'a;
 
 /// Grades every submission of `plan` with `jobs` threads, writing each one's files as soon as
@@ -94,7 +95,7 @@ pub fn grade(
 fn grade_one(plan: &Plan<'_>, make: &MakeTarget<'_>, sub: &Submission) -> Result<Graded, String> {
     let dir = plan.out.join(&sub.id);
     if plan.resume
-        && let Some(report) = already_graded(&dir, plan.scenarios)
+        && let Some(report) = already_graded(&dir, plan.scenarios, &plan.formats)
     {
         return Ok(Graded {
             id: sub.id.clone(),
@@ -104,28 +105,15 @@ fn grade_one(plan: &Plan<'_>, make: &MakeTarget<'_>, sub: &Submission) -> Result
     }
     let start = std::time::Instant::now();
     let slot = rayon::current_thread_index().unwrap_or(0);
-    let mut report = match make(sub, slot) {
-        Ok(mut target) => {
-            let (results, faults) = run_submission(plan.scenarios, target.as_mut());
-            let mut report = Report::new(target.name(), results);
-            report.faults = faults;
-            report.notes = target.notes();
-            report
-        }
-        Err(message) => {
-            let fault = Fault {
-                kind: FaultKind::Setup,
-                message,
-            };
-            let results = plan
-                .scenarios
-                .iter()
-                .map(|s| ScenarioResult::new(s).errored(fault.clone(), None))
-                .collect();
-            Report::new(sub.path.to_string(), results)
-        }
-    };
+    // A target that cannot be made is the grader's problem (no compiler, a folder it cannot
+    // read): the submission is left ungraded, to be retried with --resume, never charged.
+    let mut target = make(sub, slot).map_err(|e| format!("{}: {e}", sub.id))?;
+    let (results, faults) = run_submission(plan.scenarios, target.as_mut());
+    let mut report = Report::new(target.name(), results);
+    report.faults = faults;
+    report.notes = target.notes();
     report.elapsed_ms = millis(start.elapsed());
+    report.scenarios_digest = Some(digest(plan.scenarios));
     write_reports(&dir, &report, &plan.formats, plan.hidden)?;
     Ok(Graded {
         id: sub.id.clone(),
@@ -134,17 +122,42 @@ fn grade_one(plan: &Plan<'_>, make: &MakeTarget<'_>, sub: &Submission) -> Result
     })
 }
 
-/// The report in `dir` if it is a broadside report over exactly `scenarios`.
-fn already_graded(dir: &Utf8Path, scenarios: &[Scenario]) -> Option<Report> {
+/// The report in `dir` if it was graded against exactly these scenarios (same
+/// [`digest`]) and every file `formats` asks for is there.
+fn already_graded(dir: &Utf8Path, scenarios: &[Scenario], formats: &[Written]) -> Option<Report> {
     let text = std::fs::read_to_string(dir.join("report.json")).ok()?;
     let report: Report = serde_json::from_str(&text).ok()?;
-    let same = report.scenarios.len() == scenarios.len()
-        && report
-            .scenarios
-            .iter()
-            .zip(scenarios)
-            .all(|(r, s)| r.path == s.source.path);
-    same.then_some(report)
+    let files_there = formats
+        .iter()
+        .all(|f| file_name(*f).is_none_or(|name| dir.join(name).is_file()));
+    (report.scenarios_digest.as_deref() == Some(digest(scenarios).as_str()) && files_there)
+        .then_some(report)
+}
+
+/// SHA-256 (hex) over each scenario's path, file text, score and visibility: what a report
+/// depends on besides the submission.
+pub fn digest(scenarios: &[Scenario]) -> String {
+    use sha2::{Digest, Sha256};
+    let mut h = Sha256::new();
+    for s in scenarios {
+        for part in [s.source.path.as_bytes(), s.source.text.as_bytes()] {
+            h.update((part.len() as u64).to_le_bytes());
+            h.update(part);
+        }
+        h.update(s.max_score.to_bits().to_le_bytes());
+        h.update([s.visibility as u8]);
+    }
+    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The file a format writes besides `report.json`.
+fn file_name(f: Written) -> Option<&'static str> {
+    match f {
+        Written::Json => None,
+        Written::Gradescope => Some("results.json"),
+        Written::Junit => Some("junit.xml"),
+        Written::Text => Some("report.txt"),
+    }
 }
 
 /// Writes a submission's files into `dir`, `report.json` last so that its presence means the
@@ -159,17 +172,14 @@ pub fn write_reports(
 ) -> Result<(), String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {dir}: {e}"))?;
     for f in formats {
-        match f {
-            Written::Json => {}
-            Written::Gradescope => {
-                write_atomic(&dir.join("results.json"), &to_gradescope(report, hidden))?;
-            }
-            Written::Junit => write_atomic(&dir.join("junit.xml"), &to_junit(report))?,
-            Written::Text => write_atomic(
-                &dir.join("report.txt"),
-                &to_text(&for_students(report, hidden), false),
-            )?,
-        }
+        let Some(name) = file_name(*f) else { continue };
+        let text = match f {
+            Written::Json => continue,
+            Written::Gradescope => to_gradescope(report, hidden),
+            Written::Junit => to_junit(report),
+            Written::Text => to_text(&for_students(report, hidden), false),
+        };
+        write_atomic(&dir.join(name), &text)?;
     }
     write_atomic(&dir.join("report.json"), &to_json(report))
 }

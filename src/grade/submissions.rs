@@ -11,7 +11,8 @@ pub struct Submission {
     pub path: Utf8PathBuf,
 }
 
-/// The submissions under `dir`: every sub-folder (hidden ones, starting with `.`, skipped),
+/// The submissions under `dir`: every sub-folder (hidden ones, starting with `.`, and
+/// `__MACOSX` skipped),
 /// sorted by id. Files directly in `dir` are not submissions.
 ///
 /// Errors: `dir` is not a readable folder, or a name is not UTF-8.
@@ -28,7 +29,8 @@ pub fn discover(dir: &Utf8Path) -> Result<Vec<Submission>, String> {
                 name.to_string_lossy()
             ));
         };
-        if id.starts_with('.') || !entry.path().is_dir() {
+        // Hidden folders and the folder macOS archivers add are not submissions.
+        if id.starts_with('.') || id == "__MACOSX" || !entry.path().is_dir() {
             continue;
         }
         out.push(Submission {

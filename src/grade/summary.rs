@@ -21,6 +21,10 @@ pub struct ClassSummary {
     pub shard: Option<String>,
     /// One row per submission, sorted by id.
     pub submissions: Vec<SubmissionRow>,
+    /// Submissions this run was to grade but has no report for (it was interrupted, or a
+    /// report could not be written); `merge` refuses a shard with any.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub not_graded: Vec<String>,
     /// Every scenario with how the class did on it, hardest first.
     pub scenarios: Vec<ScenarioRate>,
 }
@@ -64,6 +68,7 @@ impl ClassSummary {
         title: Option<String>,
         shard: Option<String>,
         graded: &[(String, Report)],
+        not_graded: Vec<String>,
     ) -> Result<ClassSummary, String> {
         let mut graded: Vec<&(String, Report)> = graded.iter().collect();
         graded.sort_by(|a, b| a.0.cmp(&b.0));
@@ -134,6 +139,7 @@ impl ClassSummary {
             title,
             shard,
             submissions,
+            not_graded,
             scenarios: rates,
         })
     }
@@ -208,26 +214,19 @@ fn status_word(s: Status) -> &'static str {
     }
 }
 
-/// The reports already written under `dir`: every `<id>/report.json`, with its id.
+/// The reports of the submissions `ids` under `dir` (`<id>/report.json`), in that order.
+/// Other folders there (a report left from an older run) are not read.
 ///
-/// Errors: a `report.json` that cannot be read or is not a broadside report.
-pub fn read_graded(dir: &Utf8Path) -> Result<Vec<(String, Report)>, String> {
-    let entries =
-        std::fs::read_dir(dir).map_err(|e| format!("cannot read the folder {dir}: {e}"))?;
-    let mut out = Vec::new();
-    for entry in entries {
-        let entry = entry.map_err(|e| format!("cannot read the folder {dir}: {e}"))?;
-        let file = entry.path().join("report.json");
-        if !file.is_file() {
-            continue;
-        }
-        let id = entry.file_name().to_string_lossy().into_owned();
-        let text = std::fs::read_to_string(&file)
-            .map_err(|e| format!("cannot read {}: {e}", file.display()))?;
-        let report: Report = serde_json::from_str(&text)
-            .map_err(|e| format!("{} is not a broadside report: {e}", file.display()))?;
-        out.push((id, report));
-    }
-    out.sort_by(|a, b| a.0.cmp(&b.0));
-    Ok(out)
+/// Errors: a report that is missing, cannot be read or is not a broadside report.
+pub fn read_graded(dir: &Utf8Path, ids: &[String]) -> Result<Vec<(String, Report)>, String> {
+    ids.iter()
+        .map(|id| {
+            let file = dir.join(id).join("report.json");
+            let text =
+                std::fs::read_to_string(&file).map_err(|e| format!("cannot read {file}: {e}"))?;
+            let report: Report = serde_json::from_str(&text)
+                .map_err(|e| format!("{file} is not a broadside report: {e}"))?;
+            Ok((id.clone(), report))
+        })
+        .collect()
 }

@@ -199,12 +199,30 @@ pub fn millis(d: std::time::Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
 }
 
-/// Grades a submission: every scenario in order, then [`Target::finish`], whose faults (a
-/// `leak`) belong to the submission as a whole.
+/// Grades a submission: every scenario, then [`Target::finish`], whose faults (a `leak`)
+/// belong to the submission as a whole. Results come back in the scenarios' order.
+///
+/// The visible scenarios are played first and the hidden and after-due-date ones after them:
+/// one child plays them all, and state a submission keeps between scenarios (a module-level
+/// list of every call) must never carry a hidden scenario's steps into a visible one's
+/// output.
 pub fn run_submission(
     scenarios: &[Scenario],
     target: &mut dyn Target,
 ) -> (Vec<ScenarioResult>, Vec<Fault>) {
-    let results = run_all(scenarios, target);
+    let visible = |s: &Scenario| s.visibility == crate::scenario::Visibility::Visible;
+    let order: Vec<usize> = (0..scenarios.len())
+        .filter(|&i| visible(&scenarios[i]))
+        .chain((0..scenarios.len()).filter(|&i| !visible(&scenarios[i])))
+        .collect();
+    let played: Vec<Scenario> = order.iter().map(|&i| scenarios[i].clone()).collect();
+    let mut results: Vec<Option<ScenarioResult>> = vec![None; scenarios.len()];
+    for (&i, r) in order.iter().zip(run_all(&played, target)) {
+        results[i] = Some(r);
+    }
+    let results = results
+        .into_iter()
+        .map(|r| r.expect("every scenario was played"))
+        .collect();
     (results, target.finish())
 }

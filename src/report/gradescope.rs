@@ -57,7 +57,7 @@ pub fn gradescope(report: &Report, hidden: HiddenResults) -> Results {
                 (Visibility::Hidden, HiddenResults::None) => ("hidden", redacted(r)),
             };
             let mut tags = vec![r.assignment.clone()];
-            tags.extend(r.tags.iter().cloned());
+            tags.extend(shown.tags.iter().cloned());
             let output = match r.status {
                 Status::Passed => String::new(),
                 _ => details(&shown).trim_end().to_string(),
@@ -78,7 +78,9 @@ pub fn gradescope(report: &Report, hidden: HiddenResults) -> Results {
             }
         })
         .collect();
-    let s = &report.summary;
+    // Counts as students may see them (no hidden scenario's status under "none").
+    let student = super::view::for_students(report, hidden);
+    let s = &student.summary;
     let mut output = format!(
         "{}: {} of {} scenarios passed, {}/{} points{}.\n",
         report.tool,
@@ -95,7 +97,7 @@ pub fn gradescope(report: &Report, hidden: HiddenResults) -> Results {
             f.message
         ));
     }
-    for n in &report.notes {
+    for n in &student.notes {
         output.push_str(&format!("\nnote: {n}\n"));
     }
     Results {

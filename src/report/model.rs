@@ -26,6 +26,10 @@ pub struct Report {
     /// `elapsed_ms`) that differs between two runs of the same inputs.
     #[serde(default)]
     pub elapsed_ms: u64,
+    /// `grade` only: SHA-256 (hex) of the scenarios graded (each file's path and text, its
+    /// score and visibility), so `--resume` regrades a report whose suite has changed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scenarios_digest: Option<String>,
 }
 
 /// Counts over the scenarios of a report.
@@ -212,6 +216,7 @@ impl Report {
             faults: Vec::new(),
             notes: Vec::new(),
             elapsed_ms: 0,
+            scenarios_digest: None,
         }
     }
 

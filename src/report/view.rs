@@ -36,8 +36,13 @@ pub enum Audience {
 /// The student view of `report`: scenarios that are not [`Visibility::Visible`] lose their
 /// details; hidden ones are dropped entirely under [`HiddenResults::None`]. After-due-date
 /// scenarios always keep their status (they become visible later anyway).
+///
+/// The summary keeps the whole score (hidden scenarios count toward it) but counts only the
+/// scenarios listed, so no count gives away how a hidden scenario went. Notes on how the
+/// submission was contained are for staff and left out.
 pub fn for_students(report: &Report, hidden: HiddenResults) -> Report {
     let mut out = report.clone();
+    out.notes.clear();
     let dropped = out
         .scenarios
         .iter()
@@ -55,6 +60,14 @@ pub fn for_students(report: &Report, hidden: HiddenResults) -> Report {
             }
         })
         .collect();
+    let listed = super::Summary::of(&out.scenarios);
+    out.summary = super::Summary {
+        points: report.summary.points,
+        max_points: report.summary.max_points,
+        score: report.summary.score,
+        max_score: report.summary.max_score,
+        ..listed
+    };
     if dropped > 0 {
         out.notes.push(format!(
             "{dropped} hidden {} counted in the score but not listed",
@@ -68,10 +81,13 @@ pub fn for_students(report: &Report, hidden: HiddenResults) -> Report {
     out
 }
 
-/// `r` without its steps, expectations, divergence or fault message.
+/// `r` without its steps, expectations, divergence, fault message or tags (a tag such as
+/// `function:ship_type` says what a hidden scenario tests).
 pub fn redacted(r: &ScenarioResult) -> ScenarioResult {
     ScenarioResult {
         divergence: None,
+        tags: Vec::new(),
+        steps: 0,
         fault: r.fault.as_ref().map(|f| Fault {
             kind: f.kind,
             message: String::new(),

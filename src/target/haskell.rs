@@ -46,9 +46,9 @@ pub enum Compiled {
 /// driver, running the program as `uid` when broadside runs as root. `limits` bound the
 /// program; the compile gets more memory and time of its own.
 ///
-/// Errors: the path does not exist or holds no `Battleship.hs`, the private folder cannot be
-/// prepared, or GHC cannot be started (not installed): the grader's problem, not the
-/// student's.
+/// Errors: the path does not exist, the private folder cannot be prepared, or GHC cannot be
+/// started (not installed): the grader's problem, not the student's. A folder without
+/// `Battleship.hs` is the student's: [`Compiled::Failed`].
 pub fn target(path: &Utf8Path, limits: Limits, uid: u32) -> Result<Compiled, String> {
     let src = std::fs::canonicalize(path).map_err(|e| format!("haskell:{path}: {e}"))?;
     let ws = Workspace::new()?;
@@ -56,9 +56,10 @@ pub fn target(path: &Utf8Path, limits: Limits, uid: u32) -> Result<Compiled, Str
     if src.is_dir() {
         copy_sources(&src, &work).map_err(prepare)?;
         if !work.join("Battleship.hs").is_file() {
-            return Err(format!(
-                "haskell:{path}: no Battleship.hs in the folder; expected the course's Battleship.hs (module Battleship)"
-            ));
+            return Ok(Compiled::Failed(Fault {
+                kind: FaultKind::Setup,
+                message: "no Battleship.hs in the submission; expected the course's Battleship.hs (module Battleship)".into(),
+            }));
         }
     } else {
         std::fs::copy(&src, work.join("Battleship.hs")).map_err(prepare)?;

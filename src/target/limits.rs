@@ -196,6 +196,10 @@ pub fn apply_in_child(
         nix::unistd::setgid(id).map_err(std::io::Error::from)?;
         nix::unistd::setuid(nix::unistd::Uid::from_raw(uid)).map_err(std::io::Error::from)?;
     }
+    // If broadside dies (killed, or a second Ctrl-C), the child dies with it rather than
+    // spin on as an orphan. Set last: a change of user clears it.
+    nix::sys::prctl::set_pdeathsig(nix::sys::signal::Signal::SIGKILL)
+        .map_err(std::io::Error::from)?;
     Ok(())
 }
 

@@ -531,7 +531,8 @@ impl Target for Process {
         }
         let list: Vec<String> = left
             .iter()
-            .map(|(pid, cmd)| format!("{pid} {cmd}"))
+            // Command lines only: process ids would differ from run to run.
+            .map(|(_, cmd)| cmd.clone())
             .collect();
         vec![Fault {
             kind: FaultKind::Leak,

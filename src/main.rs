@@ -50,8 +50,10 @@ enum Command {
         #[arg(long)]
         assignment: Option<String>,
         /// What to grade: `reference` (the bundled engine), `python:PATH` (a student's .py file
-        /// or folder), `haskell:PATH` (a Battleship.hs or its folder, compiled with GHC) or
-        /// `cmd:COMMAND` (any program that speaks the protocol).
+        /// or folder), `haskell:PATH` (a Battleship.hs or its folder, compiled with GHC),
+        /// `native:PATH` (a .so, or a folder with a Cargo crate, a Makefile or C sources,
+        /// implementing specs/abi/broadside.h) or `cmd:COMMAND` (any program that speaks the
+        /// protocol).
         #[arg(long, default_value = "reference")]
         target: String,
         /// Report format.
@@ -108,6 +110,10 @@ enum Command {
         #[arg(long = "spec")]
         specs: Vec<Utf8PathBuf>,
     },
+    /// Internal: load a native submission's library and serve the protocol on stdin/stdout
+    /// (the child that `--target native:PATH` starts).
+    #[command(name = "__native-worker", hide = true)]
+    NativeWorker { library: std::path::PathBuf },
 }
 
 /// `broadside fuzz` flags.
@@ -451,6 +457,9 @@ fn run(
 
 fn real_main(cli: Cli) -> anyhow::Result<u8> {
     match cli.command {
+        Command::NativeWorker { library } => {
+            Ok(broadside::target::native::worker::serve(&library) as u8)
+        }
         Command::Run {
             paths,
             assignment,

@@ -1,0 +1,227 @@
+//! Building a native submission into a shared library, in a private folder, with a timeout.
+//!
+//! A submission is a `.so`, or a folder holding a Cargo crate (a `cdylib`), a Makefile, C
+//! sources, or a single `.so`. The folder is copied into the private build folder and built
+//! there by the grading user, in its own process group with resource limits (and no network
+//! when broadside runs as root); a failed or overlong build is the student's fault, with the
+//! compiler's last output.
+
+use super::abi;
+use crate::target::limits::{self, Limits, MemoryKind};
+use process_wrap::std::{CommandWrap, ProcessGroup};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+/// How long a build may take.
+pub const BUILD_TIMEOUT: Duration = Duration::from_secs(120);
+/// How much of the build's output a failure quotes, in bytes (its tail).
+const LOG_TAIL: usize = 4000;
+
+/// Why there is no library to load.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BuildError {
+    /// The grader's input is wrong (the path does not exist): an error of the run.
+    Input(String),
+    /// The submission did not build: the student's fault, reported on every scenario.
+    Student(String),
+}
+
+/// Builds (or finds) the shared library of the submission at `src`, working in `work` (an
+/// empty private folder). Returns the library's path.
+pub fn library(src: &Path, work: &Path) -> Result<PathBuf, BuildError> {
+    let meta = std::fs::metadata(src)
+        .map_err(|e| BuildError::Input(format!("native:{}: {e}", src.display())))?;
+    if !meta.is_dir() {
+        return Ok(src.to_path_buf());
+    }
+    let io = |e: std::io::Error| {
+        BuildError::Input(format!("could not copy the submission to build it: {e}"))
+    };
+    let dir = work.join("build");
+    std::fs::create_dir(&dir).map_err(io)?;
+    copy_sources(src, &dir).map_err(io)?;
+    if dir.join("Cargo.toml").is_file() {
+        let target_dir = work.join("cargo-target");
+        run(
+            "cargo",
+            &[
+                "build",
+                "--release",
+                "--offline",
+                "--lib",
+                "--quiet",
+                "--target-dir",
+                &target_dir.to_string_lossy(),
+            ],
+            &dir,
+        )?;
+        return only_library(&target_dir.join("release"), "cargo build --release --lib");
+    }
+    if !dir.join("broadside.h").exists() {
+        std::fs::write(dir.join("broadside.h"), abi::HEADER).map_err(io)?;
+    }
+    let makefile = ["Makefile", "makefile", "GNUmakefile"]
+        .iter()
+        .any(|m| dir.join(m).is_file());
+    if makefile {
+        run("make", &[], &dir)?;
+        return only_library(&dir, "make");
+    }
+    let sources = files_ending(&dir, ".c");
+    if !sources.is_empty() {
+        let mut args = vec![
+            "-std=c11",
+            "-O2",
+            "-g",
+            "-shared",
+            "-fPIC",
+            "-I.",
+            "-o",
+            "libsubmission.so",
+        ];
+        args.extend(sources.iter().map(String::as_str));
+        run("cc", &args, &dir)?;
+        return Ok(dir.join("libsubmission.so"));
+    }
+    only_library(&dir, "the submission").map_err(|_| {
+        BuildError::Student(
+            "the submission folder has no Cargo.toml, Makefile, .c file or .so to build a \
+             library from"
+                .into(),
+        )
+    })
+}
+
+/// Copies `from` into `to`, leaving out build output (`target/`) and hidden entries; links
+/// are not followed.
+fn copy_sources(from: &Path, to: &Path) -> std::io::Result<()> {
+    for entry in std::fs::read_dir(from)? {
+        let entry = entry?;
+        let name = entry.file_name();
+        if name.to_string_lossy().starts_with('.') || name == "target" {
+            continue;
+        }
+        let kind = entry.file_type()?;
+        let dest = to.join(&name);
+        if kind.is_dir() {
+            std::fs::create_dir(&dest)?;
+            copy_sources(&entry.path(), &dest)?;
+        } else if kind.is_file() {
+            std::fs::copy(entry.path(), dest)?;
+        }
+    }
+    Ok(())
+}
+
+/// The names of the files in `dir` (not below) ending with `suffix`, sorted.
+fn files_ending(dir: &Path, suffix: &str) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(suffix))
+        .collect();
+    names.sort();
+    names
+}
+
+/// The one `.so` in `dir`, or the student's fault naming what `by` left there.
+fn only_library(dir: &Path, by: &str) -> Result<PathBuf, BuildError> {
+    match files_ending(dir, ".so").as_slice() {
+        [one] => Ok(dir.join(one)),
+        [] => Err(BuildError::Student(format!(
+            "{by} made no shared library (.so); a Cargo crate needs `crate-type = [\"cdylib\"]`, \
+             a Makefile must build one .so in the submission's folder"
+        ))),
+        many => Err(BuildError::Student(format!(
+            "{by} made {} shared libraries ({}); expected one",
+            many.len(),
+            many.join(", ")
+        ))),
+    }
+}
+
+/// The limits a build runs under: generous, since compilers are large.
+fn build_limits() -> Limits {
+    Limits {
+        cpu_secs: BUILD_TIMEOUT.as_secs() * 2,
+        memory_mib: 4096,
+        memory_kind: MemoryKind::DataSize,
+        open_files: 1024,
+        file_size_mib: 512,
+        ..Limits::default()
+    }
+}
+
+/// Runs `program args…` in `dir`, its output (both streams) kept; fails with the output's
+/// tail when it exits unsuccessfully or overruns [`BUILD_TIMEOUT`].
+fn run(program: &str, args: &[&str], dir: &Path) -> Result<(), BuildError> {
+    let log_path = dir.join("..").join("build.log");
+    let log = std::fs::File::create(&log_path)
+        .map_err(|e| BuildError::Input(format!("could not create the build log: {e}")))?;
+    let log2 = log
+        .try_clone()
+        .map_err(|e| BuildError::Input(format!("could not create the build log: {e}")))?;
+    let limits = build_limits();
+    let namespaces = limits::namespaces_available();
+    let shown = std::iter::once(program)
+        .chain(args.iter().copied())
+        .collect::<Vec<_>>()
+        .join(" ");
+    let mut command = CommandWrap::with_new(program, |c| {
+        c.args(args)
+            .current_dir(dir)
+            .stdin(Stdio::null())
+            .stdout(Stdio::from(log))
+            .stderr(Stdio::from(log2))
+            .env("CARGO_TERM_COLOR", "never")
+            // One language for compiler messages, so reports are the same on every machine.
+            .env("LC_ALL", "C");
+        // SAFETY: only async-signal-safe system calls (setrlimit, unshare), no allocation.
+        unsafe {
+            c.pre_exec(move || {
+                limits::apply_in_child(&limits, None, false, None)?;
+                if namespaces {
+                    nix::sched::unshare(nix::sched::CloneFlags::CLONE_NEWNET)
+                        .map_err(std::io::Error::from)?;
+                }
+                Ok(())
+            });
+        }
+    });
+    command.wrap(ProcessGroup::leader());
+    let mut child = command.spawn().map_err(|e| {
+        BuildError::Student(format!(
+            "could not run `{program}` to build the submission: {e}"
+        ))
+    })?;
+    let deadline = Instant::now() + BUILD_TIMEOUT;
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break Some(status),
+            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(20)),
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                break None;
+            }
+        }
+    };
+    let output = std::fs::read(&log_path).unwrap_or_default();
+    let start = output.len().saturating_sub(LOG_TAIL);
+    let tail = String::from_utf8_lossy(&output[start..]).trim().to_string();
+    match status {
+        Some(s) if s.success() => Ok(()),
+        Some(s) => Err(BuildError::Student(format!(
+            "the submission did not build: `{shown}` failed ({s}):\n{tail}"
+        ))),
+        None => Err(BuildError::Student(format!(
+            "the submission did not build within {} s (`{shown}`); it was stopped:\n{tail}",
+            BUILD_TIMEOUT.as_secs()
+        ))),
+    }
+}

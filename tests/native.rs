@@ -1,0 +1,249 @@
+//! Native submissions (`--target native:PATH`): the header compiles cleanly, every sample in
+//! `fixtures/submissions/colab-6x6-native/` is built with the machine's `cc` and `cargo` and
+//! gets exactly the verdict `expected.toml` pins (the scenarios it fails and the kind of
+//! every fault), and the grading process survives each one.
+
+use broadside::harness::run_all;
+use broadside::report::{ScenarioResult, Status};
+use broadside::spec::SpecSet;
+use broadside::target::limits::Limits;
+use broadside::target::native;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+use std::time::Duration;
+
+const SAMPLES: &str = "fixtures/submissions/colab-6x6-native";
+const WORKER: &str = env!("CARGO_BIN_EXE_broadside");
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Expected {
+    bug: String,
+    /// Scenario files that do not pass.
+    fails: Vec<String>,
+    /// Those among them that end in a fault (status `error`).
+    #[serde(default)]
+    faults: Vec<String>,
+    /// The kind of every fault, e.g. `crash`.
+    #[serde(default)]
+    fault: Option<String>,
+    /// Words every fault's message contains.
+    #[serde(default)]
+    message: Vec<String>,
+}
+
+fn limits() -> Limits {
+    Limits {
+        request_timeout: Duration::from_millis(600),
+        scenario_timeout: Duration::from_millis(1500),
+        ..Limits::default()
+    }
+}
+
+fn file(r: &ScenarioResult) -> String {
+    r.path.rsplit('/').next().unwrap().to_string()
+}
+
+fn grade(sample: &str) -> Vec<ScenarioResult> {
+    let specs = SpecSet::builtin();
+    let loaded = broadside::load::load(&["fixtures/scenarios/colab-6x6".into()], &specs);
+    assert!(loaded.errors.is_empty());
+    let path = format!("{SAMPLES}/{sample}");
+    let mut target =
+        native::target(camino::Utf8Path::new(&path), Path::new(WORKER), limits()).unwrap();
+    let results = run_all(&loaded.scenarios, target.as_mut());
+    assert!(target.finish().is_empty(), "{sample}: a leak");
+    results
+}
+
+fn expected() -> BTreeMap<String, Expected> {
+    let text = std::fs::read_to_string(format!("{SAMPLES}/expected.toml")).unwrap();
+    toml::from_str(&text).unwrap()
+}
+
+/// Compares one sample's results with its entry; a sentence per difference.
+fn verdict(name: &str, want: &Expected, results: &[ScenarioResult]) -> Vec<String> {
+    let mut problems = Vec::new();
+    let fails: BTreeSet<String> = results
+        .iter()
+        .filter(|r| r.status != Status::Passed)
+        .map(file)
+        .collect();
+    let faults: BTreeSet<String> = results
+        .iter()
+        .filter(|r| r.status == Status::Error)
+        .map(file)
+        .collect();
+    let want_fails: BTreeSet<String> = want.fails.iter().cloned().collect();
+    let want_faults: BTreeSet<String> = want.faults.iter().cloned().collect();
+    if fails != want_fails || faults != want_faults {
+        problems.push(format!(
+            "{name} ({}):\n  fails  {fails:?}\n  wanted {want_fails:?}\n  faults {faults:?}\n  wanted {want_faults:?}",
+            want.bug
+        ));
+    }
+    for r in results {
+        let Some(f) = &r.fault else { continue };
+        if want.fault.as_deref() != Some(f.kind.word()) {
+            problems.push(format!(
+                "{name}: {} has a `{}` fault, wanted {:?}: {}",
+                file(r),
+                f.kind.word(),
+                want.fault,
+                f.message
+            ));
+        }
+        for word in &want.message {
+            if !f.message.contains(word.as_str()) {
+                problems.push(format!(
+                    "{name}: {}'s fault does not say {word:?}: {}",
+                    file(r),
+                    f.message
+                ));
+            }
+        }
+    }
+    problems
+}
+
+#[test]
+fn header_compiles_cleanly_as_c11() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("use.c");
+    std::fs::write(
+        &src,
+        "#include \"broadside.h\"\nint main(void) { return BS_ABI_VERSION == 1u ? 0 : 1; }\n",
+    )
+    .unwrap();
+    let out = std::process::Command::new("cc")
+        .args(["-Wall", "-Wextra", "-pedantic", "-std=c11", "-Werror", "-I"])
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("specs/abi"))
+        .arg(&src)
+        .arg("-o")
+        .arg(dir.path().join("use"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn every_sample_gets_its_pinned_verdict() {
+    let expected = expected();
+    let folders: BTreeSet<String> = std::fs::read_dir(SAMPLES)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().is_dir())
+        .map(|e| e.file_name().into_string().unwrap())
+        .collect();
+    assert_eq!(
+        folders,
+        expected.keys().cloned().collect(),
+        "a sample without an entry, or an entry without a sample"
+    );
+    assert!(expected["correct-c"].fails.is_empty());
+    assert!(expected["correct-rust"].fails.is_empty());
+    let mut problems = Vec::new();
+    for (name, want) in &expected {
+        assert!(!want.bug.is_empty());
+        if !name.starts_with("correct") {
+            assert!(
+                !want.fails.is_empty(),
+                "{name}: a buggy sample must fail something"
+            );
+        }
+        let results = grade(name);
+        assert_eq!(
+            results.len(),
+            28,
+            "{name}: every published scenario has a result"
+        );
+        problems.extend(verdict(name, want, &results));
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn a_prebuilt_library_is_graded_as_it_is() {
+    let dir = tempfile::tempdir().unwrap();
+    let lib = dir.path().join("libboats.so");
+    let header = Path::new(env!("CARGO_MANIFEST_DIR")).join("specs/abi");
+    let out = std::process::Command::new("cc")
+        .args(["-std=c11", "-shared", "-fPIC", "-I"])
+        .arg(&header)
+        .arg(format!("{SAMPLES}/correct-c/battleship.c"))
+        .arg("-o")
+        .arg(&lib)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let specs = SpecSet::builtin();
+    let loaded = broadside::load::load(&["fixtures/scenarios/colab-6x6".into()], &specs);
+    let path = camino::Utf8PathBuf::try_from(lib).unwrap();
+    let mut target = native::target(&path, Path::new(WORKER), limits()).unwrap();
+    let results = run_all(&loaded.scenarios, target.as_mut());
+    let failed: Vec<String> = results
+        .iter()
+        .filter(|r| r.status != Status::Passed)
+        .map(file)
+        .collect();
+    assert!(failed.is_empty(), "{failed:?}");
+}
+
+#[test]
+fn a_missing_path_is_an_error_of_the_run_not_of_the_student() {
+    let Err(e) = native::target(
+        camino::Utf8Path::new("no/such/submission"),
+        Path::new(WORKER),
+        limits(),
+    ) else {
+        panic!("a missing submission must be refused");
+    };
+    assert!(e.contains("no/such/submission"), "{e}");
+}
+
+#[test]
+fn the_cli_grades_a_native_submission_end_to_end() {
+    let out = std::process::Command::new(WORKER)
+        .args([
+            "run",
+            "fixtures/scenarios/colab-6x6",
+            "--format",
+            "json",
+            "--target",
+        ])
+        .arg(format!("native:{SAMPLES}/correct-c"))
+        .output()
+        .unwrap();
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["target"], format!("native:{SAMPLES}/correct-c"));
+    assert_eq!(report["summary"]["passed"], 28, "{report}");
+    assert_eq!(report["summary"]["points"], report["summary"]["max_points"]);
+    assert_eq!(out.status.code(), Some(0));
+
+    // A crash in the library is a fault in the report; broadside itself exits normally.
+    let out = std::process::Command::new(WORKER)
+        .args([
+            "run",
+            "fixtures/scenarios/colab-6x6/09-won-on-last-sinking.toml",
+        ])
+        .args(["--format", "json", "--target"])
+        .arg(format!("native:{SAMPLES}/crash-on-last-ship"))
+        .output()
+        .unwrap();
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let fault = &report["scenarios"][0]["fault"];
+    assert_eq!(fault["kind"], "crash", "{report}");
+    assert!(
+        fault["message"].as_str().unwrap().contains("in `bs_fire`"),
+        "{fault}"
+    );
+    assert_eq!(out.status.code(), Some(1));
+}

@@ -1,7 +1,8 @@
 //! Native submissions (`--target native:PATH`): the header compiles cleanly, every sample in
 //! `fixtures/submissions/colab-6x6-native/` is built with the machine's `cc` and `cargo` and
 //! gets exactly the verdict `expected.toml` pins (the scenarios it fails and the kind of
-//! every fault), and the grading process survives each one.
+//! every fault), the grading process survives each one, and the ABI covers solo-10x10 and
+//! battleboats: a C sample of each passes every published scenario.
 
 use broadside::harness::run_all;
 use broadside::report::{ScenarioResult, Status};
@@ -45,12 +46,17 @@ fn file(r: &ScenarioResult) -> String {
 }
 
 fn grade(sample: &str) -> Vec<ScenarioResult> {
+    grade_against("colab-6x6", &format!("{SAMPLES}/{sample}"))
+}
+
+fn grade_against(assignment: &str, path: &str) -> Vec<ScenarioResult> {
     let specs = SpecSet::builtin();
-    let loaded = broadside::load::load(&["fixtures/scenarios/colab-6x6".into()], &specs);
+    let loaded =
+        broadside::load::load(&[format!("fixtures/scenarios/{assignment}").into()], &specs);
     assert!(loaded.errors.is_empty());
-    let path = format!("{SAMPLES}/{sample}");
+    let sample = path;
     let mut target =
-        native::target(camino::Utf8Path::new(&path), Path::new(WORKER), limits()).unwrap();
+        native::target(camino::Utf8Path::new(path), Path::new(WORKER), limits()).unwrap();
     let results = run_all(&loaded.scenarios, target.as_mut());
     assert!(target.finish().is_empty(), "{sample}: a leak");
     results
@@ -164,6 +170,23 @@ fn every_sample_gets_its_pinned_verdict() {
         problems.extend(verdict(name, want, &results));
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn the_abi_covers_solo_10x10_and_battleboats() {
+    for (assignment, scenarios) in [("solo-10x10", 60), ("battleboats", 22)] {
+        let results = grade_against(
+            assignment,
+            &format!("fixtures/submissions/{assignment}-native/correct-c"),
+        );
+        assert_eq!(results.len(), scenarios);
+        let failed: Vec<String> = results
+            .iter()
+            .filter(|r| r.status != Status::Passed)
+            .map(|r| format!("{}: {:?} {:?}", file(r), r.divergence, r.fault))
+            .collect();
+        assert!(failed.is_empty(), "{assignment}: {failed:#?}");
+    }
 }
 
 #[test]

@@ -188,14 +188,16 @@ int32_t bs_random_layout(int32_t rows, int32_t cols, bs_ship *ships, size_t ship
 /* ---- Powers (battleboats) ----------------------------------------------------------------- */
 
 /* Scans row or column `index` (`axis` BS_ROW or BS_COL). Returns BS_DRONE and writes the
- * number of ship cells there that have not been hit into *count, or BS_USED_UP, or
- * BS_INVALID (index off the board), or BS_GAME_OVER. */
+ * number of ship cells there into *count (battleboats §5 counts hit and sunk cells too), or
+ * BS_USED_UP (checked first), or BS_INVALID (index off the board; the power is not spent),
+ * or BS_GAME_OVER. `count` is caller-owned. */
 int32_t bs_drone(bs_game *game, int32_t axis, int32_t index, int32_t *count);
 
 /* Fires a missile at the 3 x 3 square centred on (row, col). Returns BS_MISSILE and writes
  * the outcome of each struck cell into `cells` (9 entries, caller-owned: cells[3 * dr + dc]
- * for (row - 1 + dr, col - 1 + dc); off-board entries are ignored), or BS_USED_UP, or
- * BS_INVALID (centre off the board), or BS_GAME_OVER. */
+ * for (row - 1 + dr, col - 1 + dc); off-board entries are ignored; a cell fired on before is
+ * BS_REPEATED), or BS_USED_UP (checked first), or BS_INVALID (centre off the board; the
+ * power is not spent), or BS_GAME_OVER. */
 int32_t bs_missile(bs_game *game, int32_t row, int32_t col, int32_t cells[9]);
 
 #ifdef __cplusplus

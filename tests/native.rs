@@ -270,3 +270,61 @@ fn the_cli_grades_a_native_submission_end_to_end() {
     );
     assert_eq!(out.status.code(), Some(1));
 }
+
+/// The setup fault every scenario of `path`'s grading gets, with the scenario count.
+fn setup_fault(path: &Path) -> String {
+    let path = camino::Utf8PathBuf::try_from(path.to_path_buf()).unwrap();
+    let specs = SpecSet::builtin();
+    let loaded = broadside::load::load(&["fixtures/scenarios/colab-6x6".into()], &specs);
+    let mut target = native::target(&path, Path::new(WORKER), limits()).unwrap();
+    let results = run_all(&loaded.scenarios[..3], target.as_mut());
+    let faults: Vec<_> = results.iter().map(|r| r.fault.clone().unwrap()).collect();
+    assert!(
+        faults.iter().all(|f| f.kind.word() == "setup"),
+        "{faults:?}"
+    );
+    faults[0].message.clone()
+}
+
+#[test]
+fn a_file_that_is_not_a_library_is_a_setup_fault_with_the_loaders_words() {
+    let dir = tempfile::tempdir().unwrap();
+    let fake = dir.path().join("libfake.so");
+    std::fs::write(&fake, "not a library\n").unwrap();
+    let message = setup_fault(&fake);
+    assert!(message.contains("could not be loaded"), "{message}");
+    assert!(message.contains("file too short"), "{message}");
+}
+
+#[test]
+fn a_folder_with_nothing_to_build_is_a_setup_fault() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("notes.txt"), "hello\n").unwrap();
+    let message = setup_fault(dir.path());
+    assert!(
+        message.contains("no Cargo.toml, Makefile, .c file or .so"),
+        "{message}"
+    );
+}
+
+#[test]
+fn makefile_builds_as_root_run_as_nobody_in_a_jail() {
+    if !broadside::target::limits::running_as_root() {
+        eprintln!("skipped: only root can drop builds to nobody");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let repo = env!("CARGO_MANIFEST_DIR");
+    std::fs::write(
+        dir.path().join("Makefile"),
+        format!("lib.so:\n\t@echo \"uid=$$(id -u)\"; ls /root {repo}; false\n"),
+    )
+    .unwrap();
+    let message = setup_fault(dir.path());
+    assert!(message.contains("uid=65534"), "{message}");
+    assert!(message.contains("ls: cannot access '/root'"), "{message}");
+    assert!(
+        message.contains(&format!("ls: cannot access '{repo}'")),
+        "the grader's checkout must be out of sight: {message}"
+    );
+}

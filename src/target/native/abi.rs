@@ -123,7 +123,13 @@ impl Functions {
     /// the header's signatures: call only in the worker child, whose crash is contained.
     pub unsafe fn load(path: &std::path::Path) -> Result<Functions, String> {
         // SAFETY: see the function's contract; the worker is the only caller.
-        let library = unsafe { libloading::Library::new(path) }.map_err(|e| e.to_string())?;
+        let library = unsafe { libloading::Library::new(path) }.map_err(|e| {
+            // The loader's own words (`dlerror`) are the error's source.
+            match std::error::Error::source(&e) {
+                Some(why) => format!("{e}: {why}"),
+                None => e.to_string(),
+            }
+        })?;
         macro_rules! find {
             ($name:literal) => {
                 // SAFETY: the header declares the symbol with this signature.

@@ -2,16 +2,21 @@
 //!
 //! A submission is a `.so`, or a folder holding a Cargo crate (a `cdylib`), a Makefile, C
 //! sources, or a single `.so`. The folder is copied into the private build folder and built
-//! there by the grading user, in its own process group with resource limits (and no network
-//! when broadside runs as root); a failed or overlong build is the student's fault, with the
-//! compiler's last output.
+//! there in its own process group with resource limits and a timeout; a failed or overlong
+//! build is the student's fault, with the compiler's last output.
+//!
+//! As root, `make` and `cc` builds run like the worker: as an unprivileged user (`nobody`, or
+//! the `grade` job slot's), with no network, in a jail showing the system folders and the copy
+//! (`/box/build`) where namespaces are available. A Cargo build runs as the grading user (the
+//! toolchain lives in its home), offline and, where namespaces are available, with no network.
 
 use super::abi;
-use crate::target::limits::{self, Limits, MemoryKind};
+use crate::target::limits::{self, Jail, Limits, MemoryKind};
 use process_wrap::std::{CommandWrap, ProcessGroup};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// How long a build may take.
@@ -29,8 +34,8 @@ pub enum BuildError {
 }
 
 /// Builds (or finds) the shared library of the submission at `src`, working in `work` (an
-/// empty private folder). Returns the library's path.
-pub fn library(src: &Path, work: &Path) -> Result<PathBuf, BuildError> {
+/// empty private folder); as root, `make` and `cc` run as `uid`. Returns the library's path.
+pub fn library(src: &Path, work: &Path, uid: u32) -> Result<PathBuf, BuildError> {
     let meta = std::fs::metadata(src)
         .map_err(|e| BuildError::Input(format!("native:{}: {e}", src.display())))?;
     if !meta.is_dir() {
@@ -39,12 +44,25 @@ pub fn library(src: &Path, work: &Path) -> Result<PathBuf, BuildError> {
     let io = |e: std::io::Error| {
         BuildError::Input(format!("could not copy the submission to build it: {e}"))
     };
-    let dir = work.join("build");
-    std::fs::create_dir(&dir).map_err(io)?;
+    // As root the sources sit where a jail shows them as `/box/build` (without namespaces
+    // there is no jail: the build runs in the private folder, as `uid` all the same).
+    let root = limits::running_as_root();
+    let jailed = root && limits::namespaces_available();
+    let jail_root = work.join("build-jail");
+    let dir = if jailed {
+        jail_root.join("box").join("build")
+    } else {
+        work.join("build")
+    };
+    std::fs::create_dir_all(&dir).map_err(io)?;
     copy_sources(src, &dir).map_err(io)?;
+    let log = work.join("build.log");
     if dir.join("Cargo.toml").is_file() {
         let target_dir = work.join("cargo-target");
         run(
+            &log,
+            None,
+            None,
             "cargo",
             &[
                 "build",
@@ -62,11 +80,28 @@ pub fn library(src: &Path, work: &Path) -> Result<PathBuf, BuildError> {
     if !dir.join("broadside.h").exists() {
         std::fs::write(dir.join("broadside.h"), abi::HEADER).map_err(io)?;
     }
+    let user = root.then_some(uid);
+    if root {
+        use std::os::unix::fs::PermissionsExt;
+        chown_tree(&dir, uid).map_err(io)?;
+        for d in [work, jail_root.as_path(), &jail_root.join("box")] {
+            if d.exists() {
+                std::fs::set_permissions(d, std::fs::Permissions::from_mode(0o755)).map_err(io)?;
+            }
+        }
+    }
+    let jail = if jailed {
+        Some(Arc::new(
+            Jail::prepare(&jail_root, "/box/build", &[]).map_err(io)?,
+        ))
+    } else {
+        None
+    };
     let makefile = ["Makefile", "makefile", "GNUmakefile"]
         .iter()
         .any(|m| dir.join(m).is_file());
     if makefile {
-        run("make", &[], &dir)?;
+        run(&log, user, jail, "make", &[], &dir)?;
         return only_library(&dir, "make");
     }
     let sources = files_ending(&dir, ".c");
@@ -82,7 +117,7 @@ pub fn library(src: &Path, work: &Path) -> Result<PathBuf, BuildError> {
             "libsubmission.so",
         ];
         args.extend(sources.iter().map(String::as_str));
-        run("cc", &args, &dir)?;
+        run(&log, user, jail, "cc", &args, &dir)?;
         return Ok(dir.join("libsubmission.so"));
     }
     only_library(&dir, "the submission").map_err(|_| {
@@ -110,6 +145,16 @@ fn copy_sources(from: &Path, to: &Path) -> std::io::Result<()> {
             copy_sources(&entry.path(), &dest)?;
         } else if kind.is_file() {
             std::fs::copy(entry.path(), dest)?;
+        }
+    }
+    Ok(())
+}
+
+fn chown_tree(path: &Path, uid: u32) -> std::io::Result<()> {
+    std::os::unix::fs::chown(path, Some(uid), Some(uid))?;
+    if path.is_dir() {
+        for entry in std::fs::read_dir(path)? {
+            chown_tree(&entry?.path(), uid)?;
         }
     }
     Ok(())
@@ -157,11 +202,18 @@ fn build_limits() -> Limits {
     }
 }
 
-/// Runs `program args…` in `dir`, its output (both streams) kept; fails with the output's
-/// tail when it exits unsuccessfully or overruns [`BUILD_TIMEOUT`].
-fn run(program: &str, args: &[&str], dir: &Path) -> Result<(), BuildError> {
-    let log_path = dir.join("..").join("build.log");
-    let log = std::fs::File::create(&log_path)
+/// Runs `program args…` in `dir` (as `user` and locked into `jail`, if given), its output
+/// (both streams) kept in `log_path`; fails with the output's tail when it exits
+/// unsuccessfully or overruns [`BUILD_TIMEOUT`].
+fn run(
+    log_path: &Path,
+    user: Option<u32>,
+    jail: Option<Arc<Jail>>,
+    program: &str,
+    args: &[&str],
+    dir: &Path,
+) -> Result<(), BuildError> {
+    let log = std::fs::File::create(log_path)
         .map_err(|e| BuildError::Input(format!("could not create the build log: {e}")))?;
     let log2 = log
         .try_clone()
@@ -181,9 +233,14 @@ fn run(program: &str, args: &[&str], dir: &Path) -> Result<(), BuildError> {
             .env("CARGO_TERM_COLOR", "never")
             // One language for compiler messages, so reports are the same on every machine.
             .env("LC_ALL", "C");
-        // SAFETY: only async-signal-safe system calls (setrlimit, unshare), no allocation.
+        let jail = jail.clone();
+        // SAFETY: only async-signal-safe system calls (setrlimit, unshare, mount, chroot,
+        // setuid), no allocation.
         unsafe {
             c.pre_exec(move || {
+                if let Some(uid) = user {
+                    return limits::apply_in_child(&limits, Some(uid), namespaces, jail.as_deref());
+                }
                 limits::apply_in_child(&limits, None, false, None)?;
                 if namespaces {
                     nix::sched::unshare(nix::sched::CloneFlags::CLONE_NEWNET)
@@ -211,7 +268,7 @@ fn run(program: &str, args: &[&str], dir: &Path) -> Result<(), BuildError> {
             }
         }
     };
-    let output = std::fs::read(&log_path).unwrap_or_default();
+    let output = std::fs::read(log_path).unwrap_or_default();
     let start = output.len().saturating_sub(LOG_TAIL);
     let tail = String::from_utf8_lossy(&output[start..]).trim().to_string();
     match status {

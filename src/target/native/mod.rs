@@ -49,7 +49,7 @@ pub fn target_as(
         .prefix("broadside-native-")
         .tempdir()
         .map_err(|e| format!("could not make a private folder for the submission: {e}"))?;
-    let library = match build::library(path.as_std_path(), dir.path()) {
+    let library = match build::library(path.as_std_path(), dir.path(), uid) {
         Ok(l) => l,
         Err(build::BuildError::Input(m)) => return Err(m),
         Err(build::BuildError::Student(message)) => {

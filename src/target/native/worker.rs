@@ -177,7 +177,8 @@ fn install_crash_report() {
     use nix::sys::signal::{SaFlags, SigAction, SigHandler, SigSet, Signal, sigaction};
     let action = SigAction::new(
         SigHandler::Handler(on_crash),
-        SaFlags::SA_RESETHAND,
+        // On the alternate stack Rust's runtime sets up, so a stack overflow is reported too.
+        SaFlags::SA_RESETHAND | SaFlags::SA_ONSTACK,
         SigSet::empty(),
     );
     for s in [

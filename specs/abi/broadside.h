@@ -34,6 +34,11 @@
  * - Every function except bs_abi_version, bs_new_game and bs_free_game is optional: a missing
  *   one fails, as a `missing` fault naming it, only the scenarios whose steps need it.
  *
+ * How colab-6x6's create_game checks (Step 1, Step 9) read here: a new game shows exactly
+ * the fleet it was given and no shots; two games made from the same `ships` share nothing (a
+ * shot at one leaves the other as it was); asking every question about every cell changes
+ * nothing.
+ *
  * This header compiles cleanly with `cc -Wall -Wextra -pedantic -std=c11`.
  */
 #ifndef BROADSIDE_H

@@ -160,3 +160,49 @@ impl Functions {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_outcome_code_of_the_header_is_read_and_nothing_else() {
+        let defines: Vec<(String, i32)> = HEADER
+            .lines()
+            .filter_map(|l| l.strip_prefix("#define BS_"))
+            .filter_map(|l| {
+                let mut parts = l.split_whitespace();
+                let name = parts.next()?.to_string();
+                let value = parts.next()?.parse().ok()?;
+                Some((name, value))
+            })
+            .collect();
+        let words: Vec<(&str, i32)> = defines
+            .iter()
+            .filter(|(n, _)| {
+                !n.starts_with("COUNTER")
+                    && !["RIGHT", "DOWN", "LEFT", "UP", "ROW", "COL", "NAME_MAX"]
+                        .contains(&n.as_str())
+            })
+            .map(|(n, v)| (n.as_str(), *v))
+            .collect();
+        assert_eq!(words.len(), 12, "{words:?}");
+        for (name, code) in words {
+            let outcome = outcome(code).unwrap_or_else(|| panic!("BS_{name} = {code}"));
+            assert_eq!(
+                outcome.word().replace('-', "_").to_uppercase(),
+                name,
+                "BS_{name}"
+            );
+        }
+        assert_eq!(outcome(12), None);
+        assert_eq!(outcome(-1), None);
+    }
+
+    #[test]
+    fn directions_follow_the_header() {
+        assert_eq!(direction("right"), Some(0));
+        assert_eq!(direction("up"), Some(3));
+        assert_eq!(direction("sideways"), None);
+    }
+}

@@ -249,7 +249,25 @@ impl OutBuf {
     }
 }
 
-/// Borrowed C strings for one call, scribbled over when dropped.
+thread_local! {
+    /// Argument buffers of past calls, scribbled over and kept until the game is freed, so a
+    /// library that kept a borrowed pointer reads `???` (or a cell at (-77, -77)), the same
+    /// on every run, instead of whatever the allocator put there.
+    static GRAVEYARD: std::cell::RefCell<Vec<Box<dyn std::any::Any>>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Keeps a scribbled-over argument buffer until [`empty_graveyard`].
+fn bury<T: 'static>(buffer: T) {
+    GRAVEYARD.with(|g| g.borrow_mut().push(Box::new(buffer)));
+}
+
+/// Frees the buried argument buffers (after the game that might point at them is freed).
+fn empty_graveyard() {
+    GRAVEYARD.with(|g| g.borrow_mut().clear());
+}
+
+/// Borrowed C strings for one call, scribbled over and buried when dropped.
 struct Borrowed(Vec<Vec<u8>>);
 
 impl Borrowed {
@@ -265,12 +283,20 @@ impl Borrowed {
     }
 }
 
-impl Drop for Borrowed {
-    fn drop(&mut self) {
+impl Borrowed {
+    /// Overwrites every string (its NUL kept), so a library that kept a pointer reads `???`.
+    fn scribble(&mut self) {
         for b in &mut self.0 {
             let n = b.len() - 1;
             b[..n].fill(b'?');
         }
+    }
+}
+
+impl Drop for Borrowed {
+    fn drop(&mut self) {
+        self.scribble();
+        bury(std::mem::take(&mut self.0));
     }
 }
 
@@ -299,13 +325,16 @@ fn c_ships(ships: &[Ship], strings: &mut Borrowed) -> (Vec<BsShip>, Vec<Vec<BsCe
     (list, cells)
 }
 
-fn scribble(list: &mut [BsShip], cells: &mut [Vec<BsCell>]) {
+/// Overwrites and buries a fleet passed to the library.
+fn scribble(mut list: Vec<BsShip>, mut cells: Vec<Vec<BsCell>>) {
     for c in cells.iter_mut().flatten() {
         *c = BsCell { row: -77, col: -77 };
     }
-    for s in list {
+    for s in &mut list {
         s.length = 0;
     }
+    bury(list);
+    bury(cells);
 }
 
 fn int(v: &Value) -> i32 {
@@ -466,6 +495,7 @@ impl Worker {
             unsafe { free(self.game) };
         }
         self.game = std::ptr::null_mut();
+        empty_graveyard();
     }
 
     /// Creates a game of `ships` through the library.
@@ -474,11 +504,11 @@ impl Worker {
         self.need(self.f().free_game, "bs_free_game")?;
         let mut strings = Borrowed::new();
         let mode = strings.add(&self.mode);
-        let (mut list, mut cells) = c_ships(ships, &mut strings);
+        let (list, cells) = c_ships(ships, &mut strings);
         calling("bs_new_game");
         // SAFETY: the arguments follow the header; they live until after the call.
         let game = unsafe { new_game(mode, self.rows, self.cols, list.as_ptr(), list.len()) };
-        scribble(&mut list, &mut cells);
+        scribble(list, cells);
         if game.is_null() {
             return Err(failure(
                 "type",
@@ -809,7 +839,10 @@ impl Worker {
         let n = strings.add(name);
         // SAFETY: the string lives until after the call.
         let v = unsafe { is_sunk(game, n) };
-        self.flag("bs_is_sunk", v)
+        self.flag("bs_is_sunk", v).map_err(|f| Failure {
+            message: format!("{} for the ship {name:?}", f.message),
+            ..f
+        })
     }
 
     fn counter(&self, game: Game, which: i32, key: &str) -> Result<u64, Failure> {
@@ -1133,4 +1166,46 @@ fn error_code(function: &str, code: i32) -> Failure {
         "exception",
         format!("`{function}` reported an error ({name})"),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_write_one_byte_past_a_buffer_is_an_overrun() {
+        let mut buf = OutBuf::new(8);
+        buf.bytes[..8].copy_from_slice(b"Cruiser\0");
+        assert_eq!(buf.text("bs_fire").ok(), Some("Cruiser".to_string()));
+        buf.bytes[8] = 0;
+        let f = buf.text("bs_fire").err().unwrap();
+        assert_eq!(f.kind, "overrun");
+        assert!(f.message.contains("8-byte buffer"), "{}", f.message);
+        assert!(f.message.contains("1 byte too far"), "{}", f.message);
+    }
+
+    #[test]
+    fn a_name_without_its_nul_is_a_type_fault() {
+        let mut buf = OutBuf::new(4);
+        buf.bytes[..4].copy_from_slice(b"Subm");
+        let f = buf.text("bs_ship_at").err().unwrap();
+        assert_eq!(f.kind, "type");
+    }
+
+    #[test]
+    fn borrowed_strings_are_scribbled_over() {
+        let mut strings = Borrowed::new();
+        let p = strings.add("Destroyer");
+        // SAFETY: `p` points into `strings`, alive here.
+        assert_eq!(
+            unsafe { std::ffi::CStr::from_ptr(p) }.to_bytes(),
+            b"Destroyer"
+        );
+        strings.scribble();
+        // SAFETY: as above; the NUL is kept.
+        assert_eq!(
+            unsafe { std::ffi::CStr::from_ptr(p) }.to_bytes(),
+            b"?????????"
+        );
+    }
 }

@@ -328,3 +328,78 @@ fn makefile_builds_as_root_run_as_nobody_in_a_jail() {
         "the grader's checkout must be out of sight: {message}"
     );
 }
+
+#[test]
+fn a_build_past_its_time_limit_is_stopped_with_its_whole_process_group() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("Makefile"),
+        "lib.so:\n\t@echo compiling; sleep 300 & sleep 300\n",
+    )
+    .unwrap();
+    let path = camino::Utf8PathBuf::try_from(dir.path().to_path_buf()).unwrap();
+    let start = std::time::Instant::now();
+    let mut target = native::target_with_build_timeout(
+        &path,
+        Path::new(WORKER),
+        limits(),
+        Duration::from_millis(500),
+    )
+    .unwrap();
+    assert!(
+        start.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        start.elapsed()
+    );
+    let specs = SpecSet::builtin();
+    let loaded = broadside::load::load(&["fixtures/scenarios/colab-6x6".into()], &specs);
+    let result = &run_all(&loaded.scenarios[..1], target.as_mut())[0];
+    let fault = result.fault.as_ref().unwrap();
+    assert_eq!(fault.kind.word(), "setup");
+    assert!(
+        fault.message.contains("did not build within 0.5 s"),
+        "{}",
+        fault.message
+    );
+    assert!(fault.message.contains("compiling"), "{}", fault.message);
+    // Neither `sleep` outlived the build.
+    let ps = std::process::Command::new("ps")
+        .args(["-eo", "args"])
+        .output()
+        .unwrap();
+    assert!(
+        !String::from_utf8_lossy(&ps.stdout)
+            .lines()
+            .any(|l| l.trim() == "sleep 300"),
+        "a build process outlived the build"
+    );
+}
+
+#[test]
+fn what_a_library_prints_never_reaches_the_protocol() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = std::fs::read_to_string(format!("{SAMPLES}/correct-c/battleship.c")).unwrap();
+    let noisy = source
+        .replace(
+            "#include <stdlib.h>",
+            "#include <stdio.h>\n#include <stdlib.h>\n#include <unistd.h>",
+        )
+        .replace(
+            "    if (!on_board(g, row, col)) {\n        return BS_INVALID;",
+            "    printf(\"{\\\"id\\\": 1, \\\"ok\\\": true}\\n\");\n    fflush(stdout);\n    \
+             (void)!write(1, \"garbage\\n\", 8);\n    if (!on_board(g, row, col)) {\n        return BS_INVALID;",
+        );
+    assert_ne!(noisy, source);
+    std::fs::write(dir.path().join("battleship.c"), noisy).unwrap();
+    let path = camino::Utf8PathBuf::try_from(dir.path().to_path_buf()).unwrap();
+    let specs = SpecSet::builtin();
+    let loaded = broadside::load::load(&["fixtures/scenarios/colab-6x6".into()], &specs);
+    let mut target = native::target(&path, Path::new(WORKER), limits()).unwrap();
+    let results = run_all(&loaded.scenarios, target.as_mut());
+    let failed: Vec<String> = results
+        .iter()
+        .filter(|r| r.status != Status::Passed)
+        .map(|r| format!("{}: {:?} {:?}", file(r), r.divergence, r.fault))
+        .collect();
+    assert!(failed.is_empty(), "{failed:#?}");
+}

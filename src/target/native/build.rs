@@ -19,7 +19,7 @@ use std::process::Stdio;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-/// How long a build may take.
+/// How long a build may take by default.
 pub const BUILD_TIMEOUT: Duration = Duration::from_secs(120);
 /// How much of the build's output a failure quotes, in bytes (its tail).
 const LOG_TAIL: usize = 4000;
@@ -34,8 +34,14 @@ pub enum BuildError {
 }
 
 /// Builds (or finds) the shared library of the submission at `src`, working in `work` (an
-/// empty private folder); as root, `make` and `cc` run as `uid`. Returns the library's path.
-pub fn library(src: &Path, work: &Path, uid: u32) -> Result<PathBuf, BuildError> {
+/// empty private folder), stopping a build that takes longer than `timeout`; as root, `make`
+/// and `cc` run as `uid`. Returns the library's path.
+pub fn library(
+    src: &Path,
+    work: &Path,
+    uid: u32,
+    timeout: Duration,
+) -> Result<PathBuf, BuildError> {
     let meta = std::fs::metadata(src)
         .map_err(|e| BuildError::Input(format!("native:{}: {e}", src.display())))?;
     if !meta.is_dir() {
@@ -63,6 +69,7 @@ pub fn library(src: &Path, work: &Path, uid: u32) -> Result<PathBuf, BuildError>
             &log,
             None,
             None,
+            timeout,
             "cargo",
             &[
                 "build",
@@ -101,7 +108,7 @@ pub fn library(src: &Path, work: &Path, uid: u32) -> Result<PathBuf, BuildError>
         .iter()
         .any(|m| dir.join(m).is_file());
     if makefile {
-        run(&log, user, jail, "make", &[], &dir)?;
+        run(&log, user, jail, timeout, "make", &[], &dir)?;
         return only_library(&dir, "make");
     }
     let sources = files_ending(&dir, ".c");
@@ -117,7 +124,7 @@ pub fn library(src: &Path, work: &Path, uid: u32) -> Result<PathBuf, BuildError>
             "libsubmission.so",
         ];
         args.extend(sources.iter().map(String::as_str));
-        run(&log, user, jail, "cc", &args, &dir)?;
+        run(&log, user, jail, timeout, "cc", &args, &dir)?;
         return Ok(dir.join("libsubmission.so"));
     }
     only_library(&dir, "the submission").map_err(|_| {
@@ -191,9 +198,9 @@ fn only_library(dir: &Path, by: &str) -> Result<PathBuf, BuildError> {
 }
 
 /// The limits a build runs under: generous, since compilers are large.
-fn build_limits() -> Limits {
+fn build_limits(timeout: Duration) -> Limits {
     Limits {
-        cpu_secs: BUILD_TIMEOUT.as_secs() * 2,
+        cpu_secs: timeout.as_secs().max(1) * 2,
         memory_mib: 4096,
         memory_kind: MemoryKind::DataSize,
         open_files: 1024,
@@ -204,11 +211,12 @@ fn build_limits() -> Limits {
 
 /// Runs `program args…` in `dir` (as `user` and locked into `jail`, if given), its output
 /// (both streams) kept in `log_path`; fails with the output's tail when it exits
-/// unsuccessfully or overruns [`BUILD_TIMEOUT`].
+/// unsuccessfully or overruns `timeout`.
 fn run(
     log_path: &Path,
     user: Option<u32>,
     jail: Option<Arc<Jail>>,
+    timeout: Duration,
     program: &str,
     args: &[&str],
     dir: &Path,
@@ -218,7 +226,7 @@ fn run(
     let log2 = log
         .try_clone()
         .map_err(|e| BuildError::Input(format!("could not create the build log: {e}")))?;
-    let limits = build_limits();
+    let limits = build_limits(timeout);
     let namespaces = limits::namespaces_available();
     let shown = std::iter::once(program)
         .chain(args.iter().copied())
@@ -256,7 +264,7 @@ fn run(
             "could not run `{program}` to build the submission: {e}"
         ))
     })?;
-    let deadline = Instant::now() + BUILD_TIMEOUT;
+    let deadline = Instant::now() + timeout;
     let status = loop {
         match child.try_wait() {
             Ok(Some(status)) => break Some(status),
@@ -277,8 +285,8 @@ fn run(
             "the submission did not build: `{shown}` failed ({s}):\n{tail}"
         ))),
         None => Err(BuildError::Student(format!(
-            "the submission did not build within {} s (`{shown}`); it was stopped:\n{tail}",
-            BUILD_TIMEOUT.as_secs()
+            "the submission did not build within {:.1} s (`{shown}`); it was stopped:\n{tail}",
+            timeout.as_secs_f64()
         ))),
     }
 }

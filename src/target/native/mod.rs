@@ -23,19 +23,20 @@ use std::sync::Arc;
 /// The hidden subcommand that runs the worker: `broadside __native-worker LIBRARY`.
 pub const WORKER_COMMAND: &str = "__native-worker";
 
-/// A target for the native submission at `path` (a `.so`, or a folder to build one from),
-/// whose worker child runs the program `worker` (the broadside executable, normally
-/// `std::env::current_exe()`) under `limits`, as [`NOBODY`] when broadside runs as root.
+/// A target for the native submission at `path` (a `.so`, or a folder to build one from
+/// within [`build::BUILD_TIMEOUT`]), whose worker child runs the program `worker` (the
+/// broadside executable, normally `std::env::current_exe()`) under `limits`, as [`NOBODY`]
+/// when broadside runs as root.
 ///
 /// A submission that does not build is a target that fails every scenario with a `setup`
 /// fault carrying the compiler's message. Errors: the path does not exist, or the private
 /// folder cannot be prepared (the grader's problem, not the student's).
 pub fn target(path: &Utf8Path, worker: &Path, limits: Limits) -> Result<Box<dyn Target>, String> {
-    target_as(path, worker, limits, NOBODY)
+    make(path, worker, limits, NOBODY, build::BUILD_TIMEOUT)
 }
 
-/// [`target`], with the worker running as `uid` when broadside runs as root (`grade` gives
-/// each job slot a user of its own).
+/// [`target`], with the worker (and a `make` or `cc` build) running as `uid` when broadside
+/// runs as root (`grade` gives each job slot a user of its own).
 ///
 /// Errors: as [`target`].
 pub fn target_as(
@@ -44,12 +45,35 @@ pub fn target_as(
     limits: Limits,
     uid: u32,
 ) -> Result<Box<dyn Target>, String> {
+    make(path, worker, limits, uid, build::BUILD_TIMEOUT)
+}
+
+/// [`target`] with a build time limit of `build_timeout` instead of the default.
+///
+/// Errors: as [`target`].
+pub fn target_with_build_timeout(
+    path: &Utf8Path,
+    worker: &Path,
+    limits: Limits,
+    build_timeout: std::time::Duration,
+) -> Result<Box<dyn Target>, String> {
+    make(path, worker, limits, NOBODY, build_timeout)
+}
+
+/// The one way the targets above are made: build, prepare the private folder, start nothing.
+fn make(
+    path: &Utf8Path,
+    worker: &Path,
+    limits: Limits,
+    uid: u32,
+    build_timeout: std::time::Duration,
+) -> Result<Box<dyn Target>, String> {
     let name = format!("native:{path}");
     let dir = tempfile::Builder::new()
         .prefix("broadside-native-")
         .tempdir()
         .map_err(|e| format!("could not make a private folder for the submission: {e}"))?;
-    let library = match build::library(path.as_std_path(), dir.path(), uid) {
+    let library = match build::library(path.as_std_path(), dir.path(), uid, build_timeout) {
         Ok(l) => l,
         Err(build::BuildError::Input(m)) => return Err(m),
         Err(build::BuildError::Student(message)) => {

@@ -100,6 +100,11 @@ fn make(
     std::fs::create_dir_all(&boxed).map_err(io)?;
     let lib_copy = boxed.join("libsubmission.so");
     std::fs::copy(&library, &lib_copy).map_err(io)?;
+    // The build's sources and outputs are not needed past this point (a Cargo target folder
+    // can be large); the grading run keeps only the library and the worker.
+    for built in ["build", "build-jail", "cargo-target"] {
+        let _ = std::fs::remove_dir_all(dir.path().join(built));
+    }
     let program = boxed.join("broadside");
     if std::fs::hard_link(worker, &program).is_err() {
         std::fs::copy(worker, &program).map_err(io)?;

@@ -403,3 +403,51 @@ fn what_a_library_prints_never_reaches_the_protocol() {
         .collect();
     assert!(failed.is_empty(), "{failed:#?}");
 }
+
+/// The correct C sample with `code` run at the top of `bs_fire`, graded against one scenario.
+fn hostile(code: &str) -> ScenarioResult {
+    let dir = tempfile::tempdir().unwrap();
+    let source = std::fs::read_to_string(format!("{SAMPLES}/correct-c/battleship.c")).unwrap();
+    let anchor = "    if (!on_board(g, row, col)) {\n        return BS_INVALID;";
+    let hostile = format!(
+        "#define _DEFAULT_SOURCE\n#include <unistd.h>\n{}",
+        source.replace(anchor, &format!("{code}\n{anchor}"))
+    );
+    std::fs::write(dir.path().join("battleship.c"), hostile).unwrap();
+    let path = camino::Utf8PathBuf::try_from(dir.path().to_path_buf()).unwrap();
+    let specs = SpecSet::builtin();
+    let loaded = broadside::load::load(
+        &["fixtures/scenarios/colab-6x6/01-handout-example.toml".into()],
+        &specs,
+    );
+    let mut target = native::target(&path, Path::new(WORKER), limits()).unwrap();
+    let result = run_all(&loaded.scenarios, target.as_mut()).remove(0);
+    assert!(target.finish().is_empty(), "a leak");
+    result
+}
+
+#[test]
+fn the_grader_survives_hostile_libraries_and_says_where_they_ended() {
+    let crash = |code: &str, words: &str| {
+        let r = hostile(code);
+        let f = r
+            .fault
+            .as_ref()
+            .unwrap_or_else(|| panic!("{code}: no fault"));
+        assert_eq!(f.kind.word(), "crash", "{code}: {}", f.message);
+        assert!(f.message.contains(words), "{code}: {}", f.message);
+    };
+    crash("    exit(3);", "exited with status 3");
+    crash("    exit(3);", "the library called exit() in `bs_fire`");
+    crash("    abort();", "abort in `bs_fire`");
+    crash(
+        "    { int *p = malloc((size_t)4 << 30); p[1 << 20] = 1; }",
+        "signal 11",
+    );
+    // A forked copy that returns into the worker ends there; the real worker answers.
+    let r = hostile("    static int forked; if (!forked) { forked = 1; (void)!fork(); }");
+    assert_eq!(r.status, Status::Passed, "{:?}", r.fault);
+    // A forked copy that stays in the library is stopped with the worker's process group.
+    let r = hostile("    if (fork() == 0) { for (;;) { pause(); } }");
+    assert_eq!(r.status, Status::Passed, "{:?}", r.fault);
+}

@@ -73,6 +73,7 @@ pub fn serve(library: &Path) -> i32 {
         }
     };
     install_crash_report();
+    WORKER_PID.store(std::process::id(), Ordering::Relaxed);
     let mut out = std::io::BufWriter::new(std::fs::File::from(protocol_out.1));
     let input = std::io::BufReader::new(std::fs::File::from(protocol_out.0));
     let mut worker = Worker {
@@ -90,6 +91,7 @@ pub fn serve(library: &Path) -> i32 {
         let Ok(line) = line else { break };
         let request: Value = serde_json::from_str(&line).unwrap_or(Value::Null);
         let answer = worker.answer(&request);
+        not_a_fork();
         if writeln!(out, "{answer}")
             .and_then(|()| out.flush())
             .is_err()
@@ -99,6 +101,20 @@ pub fn serve(library: &Path) -> i32 {
     }
     worker.free_game();
     0
+}
+
+/// The worker's process id, set when it starts serving.
+static WORKER_PID: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+
+/// Ends a process the library forked that returned into the worker: it must never answer
+/// (the real worker does) nor call the library again. Its exit leaves the game to the worker.
+fn not_a_fork() {
+    let main = WORKER_PID.load(Ordering::Relaxed);
+    if main != 0 && std::process::id() != main {
+        // SAFETY: _exit(2) ends the process at once, running no destructors or atexit
+        // handlers that could touch state shared with the worker.
+        unsafe { nix::libc::_exit(0) };
+    }
 }
 
 /// Keeps the protocol away from the library: returns (input, output) descriptors for the
@@ -173,7 +189,30 @@ extern "C" fn on_crash(signal: i32) {
     }
 }
 
+extern "C" fn on_exit() {
+    // A library that calls exit(3) ends the worker through here: say where.
+    let i = CURRENT.load(Ordering::Relaxed);
+    if i == 0 || i >= NAMES.len() {
+        return;
+    }
+    let parts: [&[u8]; 3] = [
+        b"broadside native worker: the library called exit() in `",
+        NAMES[i].as_bytes(),
+        b"`\n",
+    ];
+    for p in parts {
+        // SAFETY: write(2) on a valid buffer.
+        unsafe {
+            nix::libc::write(2, p.as_ptr().cast(), p.len());
+        }
+    }
+}
+
 fn install_crash_report() {
+    // SAFETY: registers a plain function; it only calls write(2).
+    unsafe {
+        nix::libc::atexit(on_exit);
+    }
     use nix::sys::signal::{SaFlags, SigAction, SigHandler, SigSet, Signal, sigaction};
     let action = SigAction::new(
         SigHandler::Handler(on_crash),
@@ -360,6 +399,14 @@ fn bad_request(what: &str) -> Failure {
 
 impl Worker {
     fn answer(&mut self, request: &Value) -> Value {
+        not_a_fork();
+        let answer = self.answer_inner(request);
+        // Out of the library until the next call (see `on_exit`).
+        CURRENT.store(0, Ordering::Relaxed);
+        answer
+    }
+
+    fn answer_inner(&mut self, request: &Value) -> Value {
         let id = request.get("id").cloned().unwrap_or(Value::Null);
         if request.get("op").and_then(Value::as_str) == Some("batch") {
             let mut responses = Vec::new();

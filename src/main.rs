@@ -362,7 +362,7 @@ fn warn_readable_hidden(scenarios: &[broadside::scenario::Scenario]) {
         if open {
             let _ = writeln!(
                 anstream::stderr(),
-                "warning: hidden scenario {} is readable by other users; python: targets run jailed, but a cmd: program sees what other users may read: keep hidden suites in a folder only the grader can read (chmod 700)",
+                "warning: hidden scenario {} is readable by other users; python: and native: targets run jailed, but a cmd: program sees what other users may read: keep hidden suites in a folder only the grader can read (chmod 700)",
                 s.source.path
             );
         }

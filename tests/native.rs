@@ -451,3 +451,70 @@ fn the_grader_survives_hostile_libraries_and_says_where_they_ended() {
     let r = hostile("    if (fork() == 0) { for (;;) { pause(); } }");
     assert_eq!(r.status, Status::Passed, "{:?}", r.fault);
 }
+
+#[test]
+fn grade_builds_and_grades_a_class_of_native_submissions() {
+    let class = tempfile::tempdir().unwrap();
+    let out = tempfile::tempdir().unwrap();
+    for sample in ["correct-c", "off-by-one-bounds", "does-not-compile"] {
+        let dir = class.path().join(sample);
+        std::fs::create_dir(&dir).unwrap();
+        for entry in std::fs::read_dir(format!("{SAMPLES}/{sample}")).unwrap() {
+            let entry = entry.unwrap();
+            std::fs::copy(entry.path(), dir.join(entry.file_name())).unwrap();
+        }
+    }
+    let run = std::process::Command::new(WORKER)
+        .args([
+            "grade",
+            "--suite",
+            "fixtures/scenarios/colab-6x6",
+            "--target",
+            "native:{}",
+        ])
+        .arg("--submissions")
+        .arg(class.path())
+        .arg("--out")
+        .arg(out.path())
+        .output()
+        .unwrap();
+    assert!(
+        run.status.code().is_some(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let csv = std::fs::read_to_string(out.path().join("summary.csv")).unwrap();
+    let points = |name: &str| -> String {
+        let line = csv
+            .lines()
+            .find(|l| l.starts_with(&format!("{name},")))
+            .unwrap();
+        line.split(',').nth(3).unwrap().to_string()
+    };
+    assert_eq!(points("correct-c"), "85", "{csv}");
+    assert_eq!(points("off-by-one-bounds"), "58", "{csv}");
+    assert_eq!(points("does-not-compile"), "0", "{csv}");
+}
+
+#[test]
+fn without_namespaces_a_native_submission_is_still_graded_and_contained() {
+    let run = std::process::Command::new(WORKER)
+        .env("BROADSIDE_NO_NAMESPACES", "1")
+        .args([
+            "run",
+            "fixtures/scenarios/colab-6x6",
+            "--format",
+            "json",
+            "--target",
+        ])
+        .arg(format!("native:{SAMPLES}/crash-on-last-ship"))
+        .output()
+        .unwrap();
+    let report: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+    assert_eq!(report["summary"]["passed"], 21, "{report}");
+    assert_eq!(report["summary"]["errors"], 7, "{report}");
+    let notes = report["notes"].to_string();
+    if broadside::target::limits::running_as_root() {
+        assert!(notes.contains("no namespaces"), "{notes}");
+    }
+}

@@ -11,12 +11,12 @@
 //! toolchain lives in its home), offline and, where namespaces are available, with no network.
 
 use super::abi;
+use crate::target::build::{OneShot, run_contained};
 use crate::target::limits::{self, Jail, Limits, MemoryKind};
 use process_wrap::std::{CommandWrap, ProcessGroup};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// How long a build may take by default.
@@ -65,12 +65,9 @@ pub fn library(
     let log = work.join("build.log");
     if dir.join("Cargo.toml").is_file() {
         let target_dir = work.join("cargo-target");
-        run(
+        cargo(
             &log,
-            None,
-            None,
             timeout,
-            "cargo",
             &[
                 "build",
                 "--release",
@@ -87,7 +84,6 @@ pub fn library(
     if !dir.join("broadside.h").exists() {
         std::fs::write(dir.join("broadside.h"), abi::HEADER).map_err(io)?;
     }
-    let user = root.then_some(uid);
     if root {
         use std::os::unix::fs::PermissionsExt;
         chown_tree(&dir, uid).map_err(io)?;
@@ -98,22 +94,23 @@ pub fn library(
         }
     }
     let jail = if jailed {
-        Some(Arc::new(
-            Jail::prepare(&jail_root, "/box/build", &[]).map_err(io)?,
-        ))
+        Some(Jail::prepare(&jail_root, "/box/build", &[]).map_err(io)?)
     } else {
         None
+    };
+    let contained = |program: &str, args: &[String]| {
+        contained(program, args, &dir, uid, jail.as_ref(), timeout)
     };
     let makefile = ["Makefile", "makefile", "GNUmakefile"]
         .iter()
         .any(|m| dir.join(m).is_file());
     if makefile {
-        run(&log, user, jail, timeout, "make", &[], &dir)?;
+        contained("make", &[])?;
         return only_library(&dir, "make");
     }
     let sources = files_ending(&dir, ".c");
     if !sources.is_empty() {
-        let mut args = vec![
+        let mut args: Vec<String> = [
             "-std=c11",
             "-O2",
             "-g",
@@ -122,9 +119,11 @@ pub fn library(
             "-I.",
             "-o",
             "libsubmission.so",
-        ];
-        args.extend(sources.iter().map(String::as_str));
-        run(&log, user, jail, timeout, "cc", &args, &dir)?;
+        ]
+        .map(String::from)
+        .to_vec();
+        args.extend(sources);
+        contained("cc", &args)?;
         return Ok(dir.join("libsubmission.so"));
     }
     only_library(&dir, "the submission").map_err(|_| {
@@ -209,18 +208,71 @@ fn build_limits(timeout: Duration) -> Limits {
     }
 }
 
-/// Runs `program args…` in `dir` (as `user` and locked into `jail`, if given), its output
-/// (both streams) kept in `log_path`; fails with the output's tail when it exits
-/// unsuccessfully or overruns `timeout`.
-fn run(
-    log_path: &Path,
-    user: Option<u32>,
-    jail: Option<Arc<Jail>>,
+/// The build's verdict from how `shown` ended and what it printed.
+fn verdict(
+    shown: &str,
+    code: Option<i32>,
+    timed_out: bool,
+    output: &str,
     timeout: Duration,
-    program: &str,
-    args: &[&str],
-    dir: &Path,
 ) -> Result<(), BuildError> {
+    let mut start = output.len().saturating_sub(LOG_TAIL);
+    while !output.is_char_boundary(start) {
+        start += 1;
+    }
+    let tail = output[start..].trim();
+    match (code, timed_out) {
+        (Some(0), false) => Ok(()),
+        (_, true) => Err(BuildError::Student(format!(
+            "the submission did not build within {:.1} s (`{shown}`); it was stopped:\n{tail}",
+            timeout.as_secs_f64()
+        ))),
+        (Some(code), false) => Err(BuildError::Student(format!(
+            "the submission did not build: `{shown}` failed (exit status: {code}):\n{tail}"
+        ))),
+        (None, false) => Err(BuildError::Student(format!(
+            "the submission did not build: `{shown}` was killed by a signal:\n{tail}"
+        ))),
+    }
+}
+
+/// Runs `make` or `cc` like every contained child ([`run_contained`]: limits, its own
+/// process group, and as root the user `uid`, no network and `jail`).
+fn contained(
+    program: &str,
+    args: &[String],
+    dir: &Path,
+    uid: u32,
+    jail: Option<&Jail>,
+    timeout: Duration,
+) -> Result<(), BuildError> {
+    let shown = std::iter::once(program.to_string())
+        .chain(args.iter().cloned())
+        .collect::<Vec<_>>()
+        .join(" ");
+    let built = run_contained(&OneShot {
+        program,
+        args,
+        cwd: dir,
+        limits: &build_limits(timeout),
+        uid,
+        jail,
+        // One language for compiler messages, so reports are the same on every machine.
+        env: &[("LC_ALL".to_string(), "C".to_string())],
+        timeout,
+    })
+    .map_err(|e| {
+        BuildError::Student(format!(
+            "could not run `{program}` to build the submission: {e}"
+        ))
+    })?;
+    verdict(&shown, built.code, built.timed_out, &built.output, timeout)
+}
+
+/// Runs `cargo args…` in `dir` as the grading user (the Rust toolchain lives in its home, out
+/// of an unprivileged user's reach), with the build limits, its own process group and, where
+/// namespaces are available, no network; its output kept in `log_path`.
+fn cargo(log_path: &Path, timeout: Duration, args: &[&str], dir: &Path) -> Result<(), BuildError> {
     let log = std::fs::File::create(log_path)
         .map_err(|e| BuildError::Input(format!("could not create the build log: {e}")))?;
     let log2 = log
@@ -228,27 +280,18 @@ fn run(
         .map_err(|e| BuildError::Input(format!("could not create the build log: {e}")))?;
     let limits = build_limits(timeout);
     let namespaces = limits::namespaces_available();
-    let shown = std::iter::once(program)
-        .chain(args.iter().copied())
-        .collect::<Vec<_>>()
-        .join(" ");
-    let mut command = CommandWrap::with_new(program, |c| {
+    let shown = format!("cargo {}", args.join(" "));
+    let mut command = CommandWrap::with_new("cargo", |c| {
         c.args(args)
             .current_dir(dir)
             .stdin(Stdio::null())
             .stdout(Stdio::from(log))
             .stderr(Stdio::from(log2))
             .env("CARGO_TERM_COLOR", "never")
-            // One language for compiler messages, so reports are the same on every machine.
             .env("LC_ALL", "C");
-        let jail = jail.clone();
-        // SAFETY: only async-signal-safe system calls (setrlimit, unshare, mount, chroot,
-        // setuid), no allocation.
+        // SAFETY: only async-signal-safe system calls (setrlimit, unshare), no allocation.
         unsafe {
             c.pre_exec(move || {
-                if let Some(uid) = user {
-                    return limits::apply_in_child(&limits, Some(uid), namespaces, jail.as_deref());
-                }
                 limits::apply_in_child(&limits, None, false, None)?;
                 if namespaces {
                     nix::sched::unshare(nix::sched::CloneFlags::CLONE_NEWNET)
@@ -261,7 +304,7 @@ fn run(
     command.wrap(ProcessGroup::leader());
     let mut child = command.spawn().map_err(|e| {
         BuildError::Student(format!(
-            "could not run `{program}` to build the submission: {e}"
+            "could not run `cargo` to build the submission: {e}"
         ))
     })?;
     let deadline = Instant::now() + timeout;
@@ -277,16 +320,12 @@ fn run(
         }
     };
     let output = std::fs::read(log_path).unwrap_or_default();
-    let start = output.len().saturating_sub(LOG_TAIL);
-    let tail = String::from_utf8_lossy(&output[start..]).trim().to_string();
-    match status {
-        Some(s) if s.success() => Ok(()),
-        Some(s) => Err(BuildError::Student(format!(
-            "the submission did not build: `{shown}` failed ({s}):\n{tail}"
-        ))),
-        None => Err(BuildError::Student(format!(
-            "the submission did not build within {:.1} s (`{shown}`); it was stopped:\n{tail}",
-            timeout.as_secs_f64()
-        ))),
-    }
+    let output = String::from_utf8_lossy(&output);
+    verdict(
+        &shown,
+        status.and_then(|s| s.code()),
+        status.is_none(),
+        &output,
+        timeout,
+    )
 }

@@ -136,9 +136,10 @@ int32_t bs_fire(bs_game *game, int32_t row, int32_t col, char *ship, size_t ship
 
 /* ---- Questions: they must not change the game --------------------------------------------- */
 
-/* Writes the names of the ships still afloat into `names` (`names_size` bytes), each
- * followed by '\n', then a NUL; returns how many. Any order: broadside reports them in fleet
- * order. colab-6x6: Step 6 `remaining_ships`. */
+/* Writes the names of the ships still afloat into `names` (`names_size` bytes: room for
+ * every ship's name, its '\n' and one NUL), each followed by '\n', then a NUL; returns how
+ * many. Any order: broadside reports them in fleet order. colab-6x6: Step 6
+ * `remaining_ships`. */
 int32_t bs_remaining_ships(const bs_game *game, char *names, size_t names_size);
 
 /* Returns 1 if the ship named `ship` is sunk, 0 if not, BS_ERR for an unknown name.

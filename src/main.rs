@@ -125,7 +125,7 @@ struct FuzzArgs {
     /// The spec mode (e.g. `expert`); default the spec's own.
     #[arg(long)]
     mode: Option<String>,
-    /// What to test: `reference`, `python:PATH` or `cmd:COMMAND`, as for `run`.
+    /// What to test: `reference`, `python:PATH`, `native:PATH` or `cmd:COMMAND`, as for `run`.
     #[arg(long, default_value = "reference")]
     target: String,
     /// At most this many cases [default: 2000, or unlimited with --time].

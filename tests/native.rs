@@ -540,3 +540,55 @@ fn without_namespaces_a_native_submission_is_still_graded_and_contained() {
         assert!(notes.contains("no namespaces"), "{notes}");
     }
 }
+
+#[test]
+fn fuzzing_finds_the_off_by_one_sample_and_shrinks_it_to_one_shot() {
+    let out = tempfile::tempdir().unwrap();
+    let case = out.path().join("case.toml");
+    let run = std::process::Command::new(WORKER)
+        .args([
+            "fuzz",
+            "--assignment",
+            "colab-6x6",
+            "--cases",
+            "500",
+            "--seed",
+            "1",
+        ])
+        .arg("--target")
+        .arg(format!("native:{SAMPLES}/off-by-one-bounds"))
+        .arg("--out")
+        .arg(&case)
+        .output()
+        .unwrap();
+    assert_eq!(
+        run.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let written = std::fs::read_to_string(&case).unwrap();
+    assert_eq!(written.matches("[[steps]]").count(), 1, "{written}");
+    assert!(written.contains("expect = \"invalid\""), "{written}");
+    // The correct sample survives the same cases.
+    let run = std::process::Command::new(WORKER)
+        .args([
+            "fuzz",
+            "--assignment",
+            "colab-6x6",
+            "--cases",
+            "500",
+            "--seed",
+            "1",
+        ])
+        .arg("--target")
+        .arg(format!("native:{SAMPLES}/correct-c"))
+        .output()
+        .unwrap();
+    assert_eq!(
+        run.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&run.stdout)
+    );
+}

@@ -987,12 +987,7 @@ impl Worker {
     fn board(&self, game: Game) -> Result<Vec<String>, Failure> {
         let d = self.rules.get("display").cloned().unwrap_or(Value::Null);
         let glyph = |k: &str| d.get(k).and_then(Value::as_str).unwrap_or("?").to_string();
-        let separator = glyph("separator");
-        let separator = if d.get("separator").is_none() {
-            String::new()
-        } else {
-            separator
-        };
+        let separator = d.get("separator").and_then(Value::as_str).unwrap_or("");
         let mut rows = Vec::new();
         for r in 0..self.rows {
             let mut line = Vec::new();
@@ -1009,7 +1004,7 @@ impl Worker {
                 };
                 line.push(cell);
             }
-            rows.push(line.join(&separator));
+            rows.push(line.join(separator));
         }
         Ok(rows)
     }

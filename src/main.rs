@@ -50,8 +50,10 @@ enum Command {
         #[arg(long)]
         assignment: Option<String>,
         /// What to grade: `reference` (the bundled engine), `python:PATH` (a student's .py file
-        /// or folder), `haskell:PATH` (a Battleship.hs or its folder, compiled with GHC) or
-        /// `cmd:COMMAND` (any program that speaks the protocol).
+        /// or folder), `haskell:PATH` (a Battleship.hs or its folder, compiled with GHC),
+        /// `native:PATH` (a .so, or a folder with a Cargo crate, a Makefile or C sources,
+        /// implementing specs/abi/broadside.h) or `cmd:COMMAND` (any program that speaks the
+        /// protocol).
         #[arg(long, default_value = "reference")]
         target: String,
         /// Report format.
@@ -108,6 +110,10 @@ enum Command {
         #[arg(long = "spec")]
         specs: Vec<Utf8PathBuf>,
     },
+    /// Internal: load a native submission's library and serve the protocol on stdin/stdout
+    /// (the child that `--target native:PATH` starts).
+    #[command(name = "__native-worker", hide = true)]
+    NativeWorker { library: std::path::PathBuf },
 }
 
 /// `broadside fuzz` flags.
@@ -119,7 +125,7 @@ struct FuzzArgs {
     /// The spec mode (e.g. `expert`); default the spec's own.
     #[arg(long)]
     mode: Option<String>,
-    /// What to test: `reference`, `python:PATH` or `cmd:COMMAND`, as for `run`.
+    /// What to test: `reference`, `python:PATH`, `native:PATH` or `cmd:COMMAND`, as for `run`.
     #[arg(long, default_value = "reference")]
     target: String,
     /// At most this many cases [default: 2000, or unlimited with --time].
@@ -369,7 +375,7 @@ fn warn_readable_hidden(scenarios: &[broadside::scenario::Scenario]) {
         let open = mode(&abs) & 0o004 != 0 && abs.ancestors().skip(1).all(|d| mode(d) & 0o001 != 0);
         if open {
             let jailed = if broadside::target::limits::namespaces_available() {
-                "python: and haskell: targets run jailed, but a cmd: program sees what other users may read"
+                "python:, haskell: and native: targets run jailed, but a cmd: program sees what other users may read"
             } else {
                 "this machine gives broadside no namespaces, so no target is jailed: student code sees what other users may read"
             };
@@ -470,6 +476,9 @@ fn run(
 
 fn real_main(cli: Cli) -> anyhow::Result<u8> {
     match cli.command {
+        Command::NativeWorker { library } => {
+            Ok(broadside::target::native::worker::serve(&library) as u8)
+        }
         Command::Run {
             paths,
             assignment,

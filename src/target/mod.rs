@@ -6,6 +6,7 @@
 pub mod build;
 pub mod haskell;
 pub mod limits;
+pub mod native;
 pub mod process;
 pub mod python;
 pub mod reference;
@@ -23,10 +24,12 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 /// Builds the target that `spec` names: `reference`, `python:PATH` (a student's `.py` file or
-/// folder), `haskell:PATH` (a `Battleship.hs` or its folder, compiled here) or `cmd:COMMAND`
-/// (a program that speaks the protocol), with `limits` for a child.
-/// `uid` (as root only) is the user a `python:` child runs as, [`limits::NOBODY`] unless
-/// `grade` gives each job slot its own.
+/// folder), `haskell:PATH` (a `Battleship.hs` or its folder, compiled here), `native:PATH` (a
+/// shared library, or a folder to build one from, implementing `specs/abi/broadside.h`) or
+/// `cmd:COMMAND` (a program that speaks the protocol), with `limits` for a child.
+/// `uid` (as root only) is the user a `python:`, `haskell:` or `native:` child runs as,
+/// [`limits::NOBODY`] unless `grade` gives each job slot its own. A `native:` worker is the
+/// running executable re-executed, so only the `broadside` binary grades native targets.
 ///
 /// Errors: an unknown target kind, a path that does not exist, or no compiler to build a
 /// `haskell:` submission. A submission that does not compile is not an error: its target
@@ -51,13 +54,18 @@ pub fn from_spec(spec: &str, limits: limits::Limits, uid: u32) -> Result<Box<dyn
             },
         );
     }
+    if let Some(path) = spec.strip_prefix("native:") {
+        let worker = std::env::current_exe()
+            .map_err(|e| format!("could not find broadside's own executable: {e}"))?;
+        return native::target_as(camino::Utf8Path::new(path), &worker, limits, uid);
+    }
     if let Some(command) = spec.strip_prefix("cmd:") {
         let mut target = Process::command(command).run_as(uid);
         target.limits = limits;
         return Ok(Box::new(target));
     }
     Err(format!(
-        "unknown target `{spec}`; expected `reference`, `python:PATH`, `haskell:PATH` or `cmd:COMMAND`"
+        "unknown target `{spec}`; expected `reference`, `python:PATH`, `haskell:PATH`, `native:PATH` or `cmd:COMMAND`"
     ))
 }
 
@@ -191,6 +199,8 @@ pub enum FaultKind {
     Limit,
     /// Processes the submission started were still running after it was done.
     Leak,
+    /// Native code wrote past the end of a buffer broadside gave it.
+    Overrun,
 }
 
 /// A target's failure to answer, with what it said.
@@ -215,6 +225,7 @@ impl FaultKind {
             FaultKind::Unsupported => "unsupported",
             FaultKind::Limit => "limit",
             FaultKind::Leak => "leak",
+            FaultKind::Overrun => "overrun",
         }
     }
 }

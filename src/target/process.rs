@@ -372,6 +372,8 @@ impl Process {
             "type" => FaultKind::Type,
             "limit" => FaultKind::Limit,
             "unsupported" => FaultKind::Unsupported,
+            "setup" => FaultKind::Setup,
+            "overrun" => FaultKind::Overrun,
             _ => FaultKind::Protocol,
         };
         Fault {

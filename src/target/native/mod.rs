@@ -1,0 +1,109 @@
+//! `native:PATH`: a shared library implementing the C ABI of `specs/abi/broadside.h`.
+//!
+//! The grading process never loads the library. It builds the submission if it is a folder
+//! ([`build`]), then runs a [`Process`] target whose child is broadside itself re-executed as
+//! `broadside __native-worker LIBRARY` ([`worker`]), which loads the library with libloading
+//! and speaks protocol v1. So timeouts, crashes, limits, the process group and (as root) the
+//! unprivileged user, the network namespace and the jail all come from [`Process`], in the
+//! shared private folder ([`Workspace`]).
+//!
+//! [`Process`]: super::Process
+
+pub mod abi;
+pub mod build;
+pub mod worker;
+
+use super::limits::{Limits, NOBODY};
+use super::workspace::{Workspace, prepare};
+use super::{Fault, FaultKind, Target, Unbuildable};
+use camino::Utf8Path;
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+
+/// The hidden subcommand that runs the worker: `broadside __native-worker LIBRARY`.
+pub const WORKER_COMMAND: &str = "__native-worker";
+
+/// A target for the native submission at `path` (a `.so`, or a folder to build one from
+/// within [`build::BUILD_TIMEOUT`]), whose worker child runs the program `worker` (the
+/// broadside executable, normally `std::env::current_exe()`) under `limits`, as [`NOBODY`]
+/// when broadside runs as root.
+///
+/// A submission that does not build is a target that fails every scenario with a `setup`
+/// fault carrying the compiler's message. Errors: the path does not exist, or the private
+/// folder cannot be prepared (the grader's problem, not the student's).
+pub fn target(path: &Utf8Path, worker: &Path, limits: Limits) -> Result<Box<dyn Target>, String> {
+    make(path, worker, limits, NOBODY, build::BUILD_TIMEOUT)
+}
+
+/// [`target`], with the worker (and a `make` or `cc` build) running as `uid` when broadside
+/// runs as root (`grade` gives each job slot a user of its own).
+///
+/// Errors: as [`target`].
+pub fn target_as(
+    path: &Utf8Path,
+    worker: &Path,
+    limits: Limits,
+    uid: u32,
+) -> Result<Box<dyn Target>, String> {
+    make(path, worker, limits, uid, build::BUILD_TIMEOUT)
+}
+
+/// [`target`] with a build time limit of `build_timeout` instead of the default.
+///
+/// Errors: as [`target`].
+pub fn target_with_build_timeout(
+    path: &Utf8Path,
+    worker: &Path,
+    limits: Limits,
+    build_timeout: std::time::Duration,
+) -> Result<Box<dyn Target>, String> {
+    make(path, worker, limits, NOBODY, build_timeout)
+}
+
+/// The one way the targets above are made: build, prepare the private folder, start nothing.
+fn make(
+    path: &Utf8Path,
+    worker: &Path,
+    limits: Limits,
+    uid: u32,
+    build_timeout: std::time::Duration,
+) -> Result<Box<dyn Target>, String> {
+    let name = format!("native:{path}");
+    // The build gets a private folder of its own, removed once the library is copied out (a
+    // Cargo target folder can be large); the run keeps only the library and the worker.
+    let build_dir = tempfile::Builder::new()
+        .prefix("broadside-build-")
+        .tempdir()
+        .map_err(|e| format!("could not make a private folder for the submission: {e}"))?;
+    let library = match build::library(path.as_std_path(), build_dir.path(), uid, build_timeout) {
+        Ok(l) => l,
+        Err(build::BuildError::Input(m)) => return Err(m),
+        Err(build::BuildError::Student(message)) => {
+            return Ok(Box::new(Unbuildable {
+                name,
+                fault: Fault {
+                    kind: FaultKind::Setup,
+                    message,
+                },
+            }));
+        }
+    };
+    // As root the worker is locked into a jail whose `/box` holds a copy of broadside and of
+    // the library; otherwise (or without namespaces) it runs in the private folder itself.
+    let ws = Workspace::new()?;
+    let lib_copy = ws.boxed.join("libsubmission.so");
+    std::fs::copy(&library, &lib_copy).map_err(prepare)?;
+    drop(build_dir);
+    let program = ws.boxed.join("broadside");
+    if std::fs::hard_link(worker, &program).is_err() {
+        std::fs::copy(worker, &program).map_err(prepare)?;
+    }
+    std::fs::set_permissions(&lib_copy, std::fs::Permissions::from_mode(0o644)).map_err(prepare)?;
+    std::fs::set_permissions(&program, std::fs::Permissions::from_mode(0o755)).map_err(prepare)?;
+    let args = vec![WORKER_COMMAND.to_string(), ws.inside(&lib_copy)];
+    let jail = ws.seal(uid, &[])?;
+    let program = ws.inside(&program);
+    let mut process = ws.process(name, program, args, jail, uid);
+    process.limits = limits;
+    Ok(Box::new(process))
+}

@@ -356,7 +356,8 @@ fn a_build_past_its_time_limit_is_stopped_with_its_whole_process_group() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(
         dir.path().join("Makefile"),
-        "lib.so:\n\t@echo compiling; sleep 300 & sleep 300\n",
+        // A duration no other test or sample uses, so the check below sees only these.
+        "lib.so:\n\t@echo compiling; sleep 3141 & sleep 3141\n",
     )
     .unwrap();
     let path = camino::Utf8PathBuf::try_from(dir.path().to_path_buf()).unwrap();
@@ -392,7 +393,7 @@ fn a_build_past_its_time_limit_is_stopped_with_its_whole_process_group() {
     assert!(
         !String::from_utf8_lossy(&ps.stdout)
             .lines()
-            .any(|l| l.trim() == "sleep 300"),
+            .any(|l| l.trim() == "sleep 3141"),
         "a build process outlived the build"
     );
 }

@@ -305,3 +305,24 @@ fn run_writes_gradescope_and_junit_and_a_student_view() {
     assert!(text.contains("details hidden"), "{text}");
     assert!(!text.contains("expected hit"), "{text}");
 }
+
+#[test]
+fn a_module_that_cannot_be_imported_is_explained_once_not_sixty_times() {
+    let target = "python:fixtures/submissions/solo-10x10/main-runs-at-import";
+    let out = broadside()
+        .args(["run", "fixtures/scenarios/solo-10x10", "--target", target])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(text.matches("EOFError").count(), 1, "{text}");
+    assert!(text.contains("exception: the same as above"), "{text}");
+    let out = broadside()
+        .args(["run", "fixtures/scenarios/solo-10x10", "--target", target])
+        .args(["--format", "gradescope"])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let top = v["output"].as_str().unwrap();
+    assert!(top.contains("Every scenario failed the same way (exception)"), "{top}");
+    assert!(top.contains("EOFError"), "{top}");
+}

@@ -90,6 +90,28 @@ pub fn gradescope(report: &Report, hidden: HiddenResults) -> Results {
         s.max_points,
         scaled(s)
     );
+    // A submission that fails every scenario the same way (it cannot be imported or built):
+    // say so once at the top, where a student looks first.
+    let faults: Vec<&crate::target::Fault> = report
+        .scenarios
+        .iter()
+        .filter_map(|r| r.fault.as_ref())
+        .collect();
+    if !report.scenarios.is_empty()
+        && faults.len() == report.scenarios.len()
+        && faults.windows(2).all(|w| w[0] == w[1])
+        && !faults[0].message.is_empty()
+        && report
+            .scenarios
+            .iter()
+            .all(|r| r.visibility == Visibility::Visible)
+    {
+        output.push_str(&format!(
+            "\nEvery scenario failed the same way ({}):\n{}\n",
+            faults[0].kind.word(),
+            faults[0].message
+        ));
+    }
     for f in &report.faults {
         output.push_str(&format!(
             "\nThe submission as a whole: {}\n{}\n",

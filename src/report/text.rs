@@ -19,6 +19,7 @@ pub fn to_text(report: &Report, color: bool) -> String {
     let red = Style::new().fg_color(Some(AnsiColor::Red.into())).bold();
     let yellow = Style::new().fg_color(Some(AnsiColor::Yellow.into())).bold();
     let mut out = String::new();
+    let mut last_fault: Option<crate::target::Fault> = None;
     for r in &report.scenarios {
         let word = match r.status {
             Status::Passed => paint(green, "PASS "),
@@ -33,8 +34,21 @@ pub fn to_text(report: &Report, color: bool) -> String {
             r.points,
             r.max_points
         );
-        for line in details(r).lines() {
-            let _ = writeln!(out, "      {line}");
+        // The same fault again (a module that cannot be imported fails every scenario
+        // alike): said once in full, then pointed back to.
+        let repeated = r.fault.as_ref().is_some_and(|f| {
+            !f.message.is_empty() && r.divergence.is_none() && last_fault.as_ref() == Some(f)
+        });
+        if repeated {
+            let kind = r.fault.as_ref().map_or("", |f| f.kind.word());
+            let _ = writeln!(out, "      {kind}: the same as above");
+        } else {
+            for line in details(r).lines() {
+                let _ = writeln!(out, "      {line}");
+            }
+        }
+        if r.fault.is_some() {
+            last_fault = r.fault.clone();
         }
     }
     for f in &report.faults {

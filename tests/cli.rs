@@ -323,6 +323,9 @@ fn a_module_that_cannot_be_imported_is_explained_once_not_sixty_times() {
         .unwrap();
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let top = v["output"].as_str().unwrap();
-    assert!(top.contains("Every scenario failed the same way (exception)"), "{top}");
+    assert!(
+        top.contains("Every scenario failed the same way (exception)"),
+        "{top}"
+    );
     assert!(top.contains("EOFError"), "{top}");
 }

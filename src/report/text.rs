@@ -19,7 +19,7 @@ pub fn to_text(report: &Report, color: bool) -> String {
     let red = Style::new().fg_color(Some(AnsiColor::Red.into())).bold();
     let yellow = Style::new().fg_color(Some(AnsiColor::Yellow.into())).bold();
     let mut out = String::new();
-    let mut last_fault: Option<crate::target::Fault> = None;
+    let mut shown_faults = std::collections::BTreeSet::new();
     for r in &report.scenarios {
         let word = match r.status {
             Status::Passed => paint(green, "PASS "),
@@ -36,9 +36,12 @@ pub fn to_text(report: &Report, color: bool) -> String {
         );
         // The same fault again (a module that cannot be imported fails every scenario
         // alike): said once in full, then pointed back to.
-        let repeated = r.fault.as_ref().is_some_and(|f| {
-            !f.message.is_empty() && r.divergence.is_none() && last_fault.as_ref() == Some(f)
-        });
+        let key = r
+            .fault
+            .as_ref()
+            .filter(|f| !f.message.is_empty() && r.divergence.is_none())
+            .map(|f| (f.kind.word(), core_message(&f.message).to_string()));
+        let repeated = key.as_ref().is_some_and(|k| shown_faults.contains(k));
         if repeated {
             let kind = r.fault.as_ref().map_or("", |f| f.kind.word());
             let _ = writeln!(out, "      {kind}: the same as above");
@@ -47,8 +50,8 @@ pub fn to_text(report: &Report, color: bool) -> String {
                 let _ = writeln!(out, "      {line}");
             }
         }
-        if r.fault.is_some() {
-            last_fault = r.fault.clone();
+        if let Some(k) = key {
+            shown_faults.insert(k);
         }
     }
     for f in &report.faults {
@@ -85,6 +88,14 @@ pub fn to_text(report: &Report, color: bool) -> String {
         report.target
     );
     out
+}
+
+/// A fault message without the note of when it happened (`while reading the state at the
+/// end: …`), to tell the same fault met at different moments.
+pub fn core_message(message: &str) -> &str {
+    message
+        .strip_prefix("while reading the state at the end: ")
+        .unwrap_or(message)
 }
 
 /// `, score 45/50` when a suite scales points to a total, else nothing.

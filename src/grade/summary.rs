@@ -151,7 +151,8 @@ impl ClassSummary {
         s
     }
 
-    /// `summary.csv`: a header, then one row per submission: `submission, score, max_score,
+    /// `summary.csv`: a header, then one row per submission (an id a spreadsheet would read as
+    /// a formula gets a leading `'`): `submission, score, max_score,
     /// points, max_points, passed, failed, errors, faults`, then each scenario's status
     /// (`passed`, `failed` or `error`), one column per scenario id in path order.
     pub fn to_csv(&self) -> String {
@@ -178,7 +179,7 @@ impl ClassSummary {
         w.write_record(&header).expect("writing to memory");
         for row in &self.submissions {
             let mut rec = vec![
-                row.id.clone(),
+                spreadsheet_safe(&row.id),
                 row.score.to_string(),
                 row.max_score.to_string(),
                 row.points.to_string(),
@@ -206,6 +207,16 @@ impl ClassSummary {
     }
 }
 
+/// A submission id as a CSV cell a spreadsheet shows as text: one starting with `=`, `+`,
+/// `-` or `@` (read as a formula) gets a leading `'`.
+fn spreadsheet_safe(id: &str) -> String {
+    if id.starts_with(['=', '+', '-', '@']) {
+        format!("'{id}")
+    } else {
+        id.to_string()
+    }
+}
+
 fn status_word(s: Status) -> &'static str {
     match s {
         Status::Passed => "passed",
@@ -229,4 +240,14 @@ pub fn read_graded(dir: &Utf8Path, ids: &[String]) -> Result<Vec<(String, Report
             Ok((id.clone(), report))
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn ids_that_look_like_formulas_stay_text() {
+        assert_eq!(super::spreadsheet_safe("=cmd|x"), "'=cmd|x");
+        assert_eq!(super::spreadsheet_safe("-leading-dash"), "'-leading-dash");
+        assert_eq!(super::spreadsheet_safe("alice"), "alice");
+    }
 }

@@ -12,7 +12,7 @@
 
 use super::build::{OneShot, run_contained};
 use super::limits::{Limits, MemoryKind};
-use super::workspace::{Workspace, prepare};
+use super::workspace::{Workspace, copy_tree, prepare};
 use super::{Fault, FaultKind, Process};
 use camino::Utf8Path;
 use std::path::Path;
@@ -54,7 +54,16 @@ pub fn target(path: &Utf8Path, limits: Limits, uid: u32) -> Result<Compiled, Str
     let ws = Workspace::new()?;
     let work = ws.work.clone();
     if src.is_dir() {
-        copy_sources(&src, &work).map_err(prepare)?;
+        // The `.hs` files, folders kept (hidden ones skipped).
+        let hs = |name: &std::ffi::OsStr, dir: bool| {
+            let name = name.to_string_lossy();
+            if dir {
+                !name.starts_with('.')
+            } else {
+                name.ends_with(".hs")
+            }
+        };
+        copy_tree(&src, &work, &hs).map_err(prepare)?;
         if !work.join("Battleship.hs").is_file() {
             return Ok(Compiled::Failed(Fault {
                 kind: FaultKind::Setup,
@@ -277,20 +286,4 @@ fn compile_errors(output: &str, workdir: &str) -> String {
         shown.push("…");
     }
     shown.join("\n")
-}
-
-/// Copies the `.hs` files under `from` (folders kept, links not followed) into `to`.
-fn copy_sources(from: &Path, to: &Path) -> std::io::Result<()> {
-    for entry in std::fs::read_dir(from)? {
-        let entry = entry?;
-        let kind = entry.file_type()?;
-        let dest = to.join(entry.file_name());
-        if kind.is_dir() && !entry.file_name().to_string_lossy().starts_with('.') {
-            std::fs::create_dir(&dest)?;
-            copy_sources(&entry.path(), &dest)?;
-        } else if kind.is_file() && entry.path().extension().is_some_and(|e| e == "hs") {
-            std::fs::copy(entry.path(), dest)?;
-        }
-    }
-    Ok(())
 }

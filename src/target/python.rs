@@ -7,10 +7,9 @@
 
 use super::Process;
 use super::limits::NOBODY;
-use super::workspace::{Workspace, prepare};
+use super::workspace::{Workspace, copy_tree, prepare};
 use camino::Utf8Path;
 use std::os::unix::fs::PermissionsExt;
-use std::path::Path;
 
 /// The bundled Python driver.
 pub const DRIVER: &str = include_str!("../../drivers/python_driver.py");
@@ -39,7 +38,7 @@ pub fn target_as(path: &Utf8Path, uid: u32) -> Result<Process, String> {
     std::fs::write(&driver, DRIVER).map_err(prepare)?;
     std::fs::set_permissions(&driver, std::fs::Permissions::from_mode(0o644)).map_err(prepare)?;
     let copy = if src.is_dir() {
-        copy_tree(&src, &ws.work).map_err(prepare)?;
+        copy_tree(&src, &ws.work, &|_, _| true).map_err(prepare)?;
         ws.work.clone()
     } else {
         let name = src
@@ -57,20 +56,4 @@ pub fn target_as(path: &Utf8Path, uid: u32) -> Result<Process, String> {
     ];
     let jail = ws.seal(uid, &[])?;
     Ok(ws.process(format!("python:{path}"), interpreter(), args, jail, uid))
-}
-
-/// Copies the regular files and folders under `from` into `to` (links are not followed).
-fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
-    for entry in std::fs::read_dir(from)? {
-        let entry = entry?;
-        let kind = entry.file_type()?;
-        let dest = to.join(entry.file_name());
-        if kind.is_dir() {
-            std::fs::create_dir(&dest)?;
-            copy_tree(&entry.path(), &dest)?;
-        } else if kind.is_file() {
-            std::fs::copy(entry.path(), dest)?;
-        }
-    }
-    Ok(())
 }

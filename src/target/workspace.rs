@@ -103,7 +103,33 @@ pub fn prepare(e: std::io::Error) -> String {
     format!("could not prepare the submission's folder: {e}")
 }
 
-fn chown_tree(path: &Path, uid: u32) -> std::io::Result<()> {
+/// Copies the regular files and folders under `from` into `to` that `keep` accepts (given
+/// each entry's name and whether it is a folder); links are never followed.
+pub fn copy_tree(
+    from: &Path,
+    to: &Path,
+    keep: &dyn Fn(&std::ffi::OsStr, bool) -> bool,
+) -> std::io::Result<()> {
+    for entry in std::fs::read_dir(from)? {
+        let entry = entry?;
+        let kind = entry.file_type()?;
+        let name = entry.file_name();
+        if !(kind.is_dir() || kind.is_file()) || !keep(&name, kind.is_dir()) {
+            continue;
+        }
+        let dest = to.join(&name);
+        if kind.is_dir() {
+            std::fs::create_dir(&dest)?;
+            copy_tree(&entry.path(), &dest, keep)?;
+        } else {
+            std::fs::copy(entry.path(), dest)?;
+        }
+    }
+    Ok(())
+}
+
+/// Gives `path` and everything under it to `uid`.
+pub fn chown_tree(path: &Path, uid: u32) -> std::io::Result<()> {
     std::os::unix::fs::chown(path, Some(uid), Some(uid))?;
     if path.is_dir() {
         for entry in std::fs::read_dir(path)? {

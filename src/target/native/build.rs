@@ -13,6 +13,7 @@
 use super::abi;
 use crate::target::build::{OneShot, run_contained};
 use crate::target::limits::{self, Jail, Limits, MemoryKind};
+use crate::target::workspace::{chown_tree, copy_tree};
 use process_wrap::std::{CommandWrap, ProcessGroup};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
@@ -61,7 +62,11 @@ pub fn library(
         work.join("build")
     };
     std::fs::create_dir_all(&dir).map_err(io)?;
-    copy_sources(src, &dir).map_err(io)?;
+    // Sources only: hidden entries and a Cargo `target` folder are left behind.
+    copy_tree(src, &dir, &|name, _| {
+        !name.to_string_lossy().starts_with('.') && name != "target"
+    })
+    .map_err(io)?;
     let log = work.join("build.log");
     if dir.join("Cargo.toml").is_file() {
         let target_dir = work.join("cargo-target");
@@ -133,37 +138,6 @@ pub fn library(
                 .into(),
         )
     })
-}
-
-/// Copies `from` into `to`, leaving out build output (`target/`) and hidden entries; links
-/// are not followed.
-fn copy_sources(from: &Path, to: &Path) -> std::io::Result<()> {
-    for entry in std::fs::read_dir(from)? {
-        let entry = entry?;
-        let name = entry.file_name();
-        if name.to_string_lossy().starts_with('.') || name == "target" {
-            continue;
-        }
-        let kind = entry.file_type()?;
-        let dest = to.join(&name);
-        if kind.is_dir() {
-            std::fs::create_dir(&dest)?;
-            copy_sources(&entry.path(), &dest)?;
-        } else if kind.is_file() {
-            std::fs::copy(entry.path(), dest)?;
-        }
-    }
-    Ok(())
-}
-
-fn chown_tree(path: &Path, uid: u32) -> std::io::Result<()> {
-    std::os::unix::fs::chown(path, Some(uid), Some(uid))?;
-    if path.is_dir() {
-        for entry in std::fs::read_dir(path)? {
-            chown_tree(&entry?.path(), uid)?;
-        }
-    }
-    Ok(())
 }
 
 /// The names of the files in `dir` (not below) ending with `suffix`, sorted.

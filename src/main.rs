@@ -526,35 +526,23 @@ fn real_main(cli: Cli) -> anyhow::Result<u8> {
                 }
             };
             let extra = specs_given;
-            let mut loaded = load::load(&paths, &specs);
-            let seen: std::collections::BTreeSet<String> = loaded
-                .scenarios
-                .iter()
-                .map(|s| s.assignment.clone())
-                .collect();
-            match load::suites(&paths, |id| specs.get(id).is_some() || seen.contains(id)) {
-                Ok(suites) => {
-                    for suite in &suites.0 {
-                        loaded.errors.extend(suite.apply(&mut loaded.scenarios));
-                    }
-                }
-                Err(ds) => loaded.errors.extend(ds),
-            }
+            let (loaded, suites) = load::load_suites(&paths, &specs);
             if !loaded.errors.is_empty() {
                 print_diagnostics(&loaded.errors);
                 return Ok(exit::BAD_INPUT);
             }
-            if loaded.files == 0 {
+            if loaded.files == 0 && suites.0.is_empty() {
                 anyhow::bail!(
-                    "no spec or scenario files (*.toml) found under {}",
+                    "no spec, scenario or suite.toml files found under {}",
                     joined(&paths)
                 );
             }
             let n_specs = loaded.specs_checked + extra;
             println!(
-                "ok: {} and {} checked",
+                "ok: {}, {} and {} checked",
                 plural(n_specs, "spec", "specs"),
-                plural(loaded.scenarios.len(), "scenario", "scenarios")
+                plural(loaded.scenarios.len(), "scenario", "scenarios"),
+                plural(suites.0.len(), "suite", "suites")
             );
             Ok(exit::PASSED)
         }

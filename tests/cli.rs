@@ -329,3 +329,20 @@ fn a_module_that_cannot_be_imported_is_explained_once_not_sixty_times() {
     );
     assert!(top.contains("EOFError"), "{top}");
 }
+
+#[test]
+fn check_validates_a_suite_toml_named_outright() {
+    let out = broadside()
+        .args(["check", "tests/fixtures/suite/suite.toml"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("1 suite checked"));
+    let dir = tempfile::tempdir().unwrap();
+    let suite = dir.path().join("suite.toml");
+    std::fs::write(&suite, "hidden_results = \"maybe\"\n").unwrap();
+    let out = broadside().arg("check").arg(&suite).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("suite.toml:1:18"), "{err}");
+}

@@ -217,23 +217,22 @@ pub fn suites(
 }
 
 /// The suite a path belongs to: the nearest folder holding a `suite.toml`, the path itself
-/// or one above it (so `suites/hidden` alone still gets `suites/suite.toml`'s hidden folders),
-/// looking no higher than the path as written goes (a relative path stops at the current
-/// folder). A path to a `suite.toml` names its folder.
+/// or any folder above it (so `suites/hidden`, or `.` inside it, still gets
+/// `suites/suite.toml`'s hidden folders), as an absolute path. A path to a `suite.toml`
+/// names its folder.
 fn suite_dir(path: &Utf8Path) -> Option<Utf8PathBuf> {
     let start = if path.file_name() == Some(SUITE_FILE) {
-        path.parent()?
+        path.parent()
+            .filter(|p| !p.as_str().is_empty())
+            .unwrap_or(Utf8Path::new("."))
     } else {
         path
     };
-    start.ancestors().find_map(|dir| {
-        let here = if dir.as_str().is_empty() {
-            Utf8Path::new(".")
-        } else {
-            dir
-        };
-        here.join(SUITE_FILE).is_file().then(|| dir.to_path_buf())
-    })
+    let absolute = Utf8PathBuf::from_path_buf(std::fs::canonicalize(start).ok()?).ok()?;
+    absolute
+        .ancestors()
+        .find(|dir| dir.join(SUITE_FILE).is_file())
+        .map(Utf8Path::to_path_buf)
 }
 
 /// Loads the scenarios under `paths` ([`load`]) and the suites of the folders among them

@@ -207,13 +207,21 @@ impl LoadedSuite {
     /// scenario's `max_score` becomes its share of that total.
     pub fn apply(&self, scenarios: &mut [Scenario]) -> Vec<Diagnostic> {
         let mut out = Vec::new();
-        let mine: Vec<&mut Scenario> = scenarios
+        // Compared as absolute paths: the suite's folder is one (see `load::suites`).
+        let absolute = |s: &Scenario| -> Utf8PathBuf {
+            std::fs::canonicalize(&s.source.path)
+                .ok()
+                .and_then(|p| Utf8PathBuf::from_path_buf(p).ok())
+                .unwrap_or_else(|| Utf8PathBuf::from(&s.source.path))
+        };
+        let mine: Vec<(Utf8PathBuf, &mut Scenario)> = scenarios
             .iter_mut()
-            .filter(|s| Utf8Path::new(&s.source.path).starts_with(&self.dir))
+            .map(|s| (absolute(s), s))
+            .filter(|(p, _)| p.starts_with(&self.dir))
             .collect();
-        let raw_total: u32 = mine.iter().map(|s| s.points).sum();
-        for s in mine {
-            let path = Utf8Path::new(&s.source.path);
+        let raw_total: u32 = mine.iter().map(|(_, s)| s.points).sum();
+        for (path, s) in mine {
+            let path = path.as_path();
             if self
                 .suite
                 .hidden

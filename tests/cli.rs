@@ -346,3 +346,35 @@ fn check_validates_a_suite_toml_named_outright() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("suite.toml:1:18"), "{err}");
 }
+
+#[test]
+fn student_code_never_sees_the_graders_environment() {
+    let out = broadside()
+        .env("MY_SECRET_TOKEN", "hunter2")
+        .args([
+            "run",
+            "tests/fixtures/spy-suite/visible-fails.toml",
+            "--target",
+            "python:tests/fixtures/python/env",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("ENV [("), "the output is shown: {text}");
+    assert!(text.contains("'PATH'"), "{text}");
+    assert!(
+        !text.contains("MY_SECRET_TOKEN") && !text.contains("hunter2"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_hidden_scenario_run_from_inside_its_folder_stays_hidden() {
+    let out = broadside()
+        .current_dir("tests/fixtures/spy-suite/hidden")
+        .args(["run", ".", "--format", "gradescope"])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["tests"][0]["visibility"], "hidden", "{v}");
+}

@@ -433,3 +433,42 @@ fn out_of_range_limits_and_an_out_folder_inside_the_class_are_refused() {
     assert_eq!(code, 2);
     assert!(err.contains("inside the submissions folder"), "{err}");
 }
+
+#[test]
+fn a_process_that_sheds_its_environment_is_still_found_and_killed() {
+    if !nix::unistd::geteuid().is_root() {
+        eprintln!("skipped: slot users need root");
+        return;
+    }
+    let (_c, class) = tmp();
+    std::fs::create_dir(class.join("escape")).unwrap();
+    std::fs::copy(
+        "tests/fixtures/python/env-escape/battleship.py",
+        class.join("escape/battleship.py"),
+    )
+    .unwrap();
+    let (_o, out) = tmp();
+    let (code, err) = grade(
+        "fixtures/scenarios/colab-6x6/01-handout-example.toml",
+        class.as_str(),
+        &out,
+        &[],
+    );
+    assert_eq!(code, 0, "{err}");
+    let r = json(&out.join("escape/report.json"));
+    let faults = r["faults"].to_string();
+    assert!(
+        faults.contains("leak") && faults.contains("sleep 2718"),
+        "{r}"
+    );
+    let ps = std::process::Command::new("ps")
+        .args(["-eo", "args"])
+        .output()
+        .unwrap();
+    assert!(
+        !String::from_utf8_lossy(&ps.stdout)
+            .lines()
+            .any(|l| l.contains("sleep 2718")),
+        "the process outlived the grading"
+    );
+}

@@ -54,7 +54,7 @@ fn without_ghc_the_error_says_how_to_install_it() {
 }
 
 #[test]
-fn a_folder_without_battleship_hs_is_refused_by_name() {
+fn a_folder_without_battleship_hs_fails_every_scenario_saying_so() {
     let out = broadside()
         .args([
             "run",
@@ -68,4 +68,31 @@ fn a_folder_without_battleship_hs_is_refused_by_name() {
     assert_eq!(out.status.code(), Some(1));
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("no Battleship.hs"), "{text}");
+}
+
+#[test]
+fn a_process_started_while_compiling_is_a_leak_and_is_killed() {
+    let out = broadside()
+        .args([
+            "run",
+            "fixtures/scenarios/move-limit-10x10/02-hit-costs-nothing.toml",
+            "--target",
+            "haskell:tests/fixtures/haskell/th-daemon",
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["scenarios"][0]["fault"]["kind"], "leak", "{v}");
+    let ps = std::process::Command::new("ps")
+        .args(["-eo", "args"])
+        .output()
+        .unwrap();
+    assert!(
+        !String::from_utf8_lossy(&ps.stdout)
+            .lines()
+            .any(|l| l.contains("sleep 3333")),
+        "the daemon outlived the compile"
+    );
 }

@@ -211,7 +211,10 @@ type Answer = Either Failure [(String, J)]
 
 handle :: IORef (Maybe Game) -> J -> IO Answer
 handle ref req = case str "op" req of
-  Just "hello" -> return (Right [("protocol", JNum 1), ("driver", JStr "broadside-haskell/1")])
+  Just "hello" -> return $ case str "assignment" req of
+    Just a | a /= "move-limit-10x10" ->
+      Left (Failure "unsupported" ("the Haskell driver grades move-limit-10x10 only, not " ++ a))
+    _ -> Right [("protocol", JNum 1), ("driver", JStr "broadside-haskell/1")]
   Just "new_game" -> newGame ref req
   Just "fire" -> withGame ref (fire req)
   Just "place" -> withGame ref (place req)

@@ -8,7 +8,6 @@ use broadside::grade::{
     write_atomic,
 };
 use broadside::load;
-use broadside::target::limits::GRADE_UID_BASE;
 use camino::{Utf8Path, Utf8PathBuf};
 use std::io::{IsTerminal, Write};
 use std::sync::Mutex;
@@ -113,6 +112,8 @@ pub fn grade(args: GradeArgs) -> anyhow::Result<u8> {
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("failed to create the output folder {}", args.out))?;
     let stop = install_ctrl_c();
+    let users = broadside::target::limits::claim_uid_block()
+        .context("failed to claim users for the job slots")?;
     let limits = args.limits.limits(&suites.limits());
     let jobs = args.jobs.map_or_else(
         || std::thread::available_parallelism().map_or(1, |n| n.get()),
@@ -127,6 +128,11 @@ pub fn grade(args: GradeArgs) -> anyhow::Result<u8> {
         jobs,
         resume: args.resume,
         stop,
+        slot_users: Some(users.base),
+        settings: format!(
+            "target {template}; limits {limits:?}; hidden results {:?}",
+            suites.hidden_results()
+        ),
     };
     let make = |sub: &Submission, slot: usize| {
         // A `cmd:` template goes through `sh -c`: the folder is quoted as one word.
@@ -138,7 +144,7 @@ pub fn grade(args: GradeArgs) -> anyhow::Result<u8> {
             sub.path.to_string()
         };
         let spec = template.replace("{}", &path);
-        let uid = GRADE_UID_BASE + u32::try_from(slot).unwrap_or(0);
+        let uid = users.base + u32::try_from(slot).unwrap_or(0);
         broadside::target::from_spec(&spec, limits.clone(), uid)
     };
     let progress = Reporter::new(plan.submissions.len());
@@ -388,7 +394,7 @@ pub fn merge(shards: &[Utf8PathBuf], out: &Utf8Path) -> anyhow::Result<u8> {
             Ok(text) => serde_json::from_str(&text)
                 .with_context(|| format!("{summary_file} is not a broadside class summary"))?,
             Err(e) => anyhow::bail!(
-                "cannot read {summary_file}: {e}; expected the --out folder of a `broadside grade` run"
+                "cannot read {summary_file}: {e}; expected the --out folder of a finished `broadside grade` run (a run killed before its summary is finished with `--resume`)"
             ),
         };
         title = title.or(summary.title.clone());
@@ -413,6 +419,10 @@ pub fn merge(shards: &[Utf8PathBuf], out: &Utf8Path) -> anyhow::Result<u8> {
             }
         };
         for (id, report) in reports {
+            if shards.iter().filter(|s| *s == dir).count() > 1 {
+                let _ = writeln!(anstream::stderr(), "error: {dir} is given more than once");
+                return Ok(exit::BAD_INPUT);
+            }
             if all.iter().any(|(other, _)| *other == id) {
                 let _ = writeln!(
                     anstream::stderr(),

@@ -40,6 +40,13 @@ pub struct Plan<'a> {
     pub resume: bool,
     /// Set (by Ctrl-C) to start no more submissions; those running finish.
     pub stop: &'a AtomicBool,
+    /// When each job slot runs its children as a user of its own (`base + slot`, as root):
+    /// every process of that user is killed before and after each submission, and those left
+    /// after one are its `leak`, however they hid from the leak check.
+    pub slot_users: Option<u32>,
+    /// What else the reports depend on (target, limits, what students may see), so
+    /// `--resume` regrades when it changes.
+    pub settings: String,
 }
 
 /// One submission graded (or found graded, with `resume`).
@@ -95,7 +102,7 @@ pub fn grade(
 fn grade_one(plan: &Plan<'_>, make: &MakeTarget<'_>, sub: &Submission) -> Result<Graded, String> {
     let dir = plan.out.join(&sub.id);
     if plan.resume
-        && let Some(report) = already_graded(&dir, plan.scenarios, &plan.formats)
+        && let Some(report) = already_graded(&dir, &plan_digest(plan), &plan.formats)
     {
         return Ok(Graded {
             id: sub.id.clone(),
@@ -105,15 +112,37 @@ fn grade_one(plan: &Plan<'_>, make: &MakeTarget<'_>, sub: &Submission) -> Result
     }
     let start = std::time::Instant::now();
     let slot = rayon::current_thread_index().unwrap_or(0);
+    let user = plan
+        .slot_users
+        .filter(|_| crate::target::limits::running_as_root())
+        .map(|base| base + u32::try_from(slot).unwrap_or(0));
+    if let Some(uid) = user {
+        crate::target::process::kill_user(uid);
+    }
     // A target that cannot be made is the grader's problem (no compiler, a folder it cannot
     // read): the submission is left ungraded, to be retried with --resume, never charged.
     let mut target = make(sub, slot).map_err(|e| format!("{}: {e}", sub.id))?;
-    let (results, faults) = run_submission(plan.scenarios, target.as_mut());
-    let mut report = Report::new(target.name(), results);
+    let (results, mut faults) = run_submission(plan.scenarios, target.as_mut());
+    let name = target.name();
+    let notes = target.notes();
+    drop(target);
+    if let Some(uid) = user {
+        let left = crate::target::process::kill_user(uid);
+        if !left.is_empty() {
+            faults.push(crate::target::Fault {
+                kind: crate::target::FaultKind::Leak,
+                message: format!(
+                    "processes of the submission were still running after it was graded and were killed:\n{}",
+                    left.join("\n")
+                ),
+            });
+        }
+    }
+    let mut report = Report::new(name, results);
     report.faults = faults;
-    report.notes = target.notes();
+    report.notes = notes;
     report.elapsed_ms = millis(start.elapsed());
-    report.scenarios_digest = Some(digest(plan.scenarios));
+    report.scenarios_digest = Some(plan_digest(plan));
     write_reports(&dir, &report, &plan.formats, plan.hidden)?;
     Ok(Graded {
         id: sub.id.clone(),
@@ -122,23 +151,29 @@ fn grade_one(plan: &Plan<'_>, make: &MakeTarget<'_>, sub: &Submission) -> Result
     })
 }
 
-/// The report in `dir` if it was graded against exactly these scenarios (same
-/// [`digest`]) and every file `formats` asks for is there.
-fn already_graded(dir: &Utf8Path, scenarios: &[Scenario], formats: &[Written]) -> Option<Report> {
+/// The digest of what a plan's reports depend on besides the submission.
+fn plan_digest(plan: &Plan<'_>) -> String {
+    digest(plan.scenarios, &plan.settings)
+}
+
+/// The report in `dir` if it was graded under the same [`digest`] and every file `formats`
+/// asks for is there.
+fn already_graded(dir: &Utf8Path, want: &str, formats: &[Written]) -> Option<Report> {
     let text = std::fs::read_to_string(dir.join("report.json")).ok()?;
     let report: Report = serde_json::from_str(&text).ok()?;
     let files_there = formats
         .iter()
         .all(|f| file_name(*f).is_none_or(|name| dir.join(name).is_file()));
-    (report.scenarios_digest.as_deref() == Some(digest(scenarios).as_str()) && files_there)
-        .then_some(report)
+    (report.scenarios_digest.as_deref() == Some(want) && files_there).then_some(report)
 }
 
-/// SHA-256 (hex) over each scenario's path, file text, score and visibility: what a report
-/// depends on besides the submission.
-pub fn digest(scenarios: &[Scenario]) -> String {
+/// SHA-256 (hex) over each scenario's path, file text, score and visibility, and `settings`
+/// (the target, limits and student view): what a report depends on besides the submission.
+pub fn digest(scenarios: &[Scenario], settings: &str) -> String {
     use sha2::{Digest, Sha256};
     let mut h = Sha256::new();
+    h.update((settings.len() as u64).to_le_bytes());
+    h.update(settings.as_bytes());
     for s in scenarios {
         for part in [s.source.path.as_bytes(), s.source.text.as_bytes()] {
             h.update((part.len() as u64).to_le_bytes());

@@ -27,7 +27,8 @@ pub struct Report {
     #[serde(default)]
     pub elapsed_ms: u64,
     /// `grade` only: SHA-256 (hex) of the scenarios graded (each file's path and text, its
-    /// score and visibility), so `--resume` regrades a report whose suite has changed.
+    /// score and visibility) and of the target, limits and student view, so `--resume`
+    /// regrades a report whose suite or settings have changed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scenarios_digest: Option<String>,
 }

@@ -19,6 +19,9 @@ pub struct Built {
     pub timed_out: bool,
     /// What it printed (standard output and error interleaved), at most the last 64 KiB.
     pub output: String,
+    /// Processes it started that outlived it (found by their mark, killed): their command
+    /// lines.
+    pub leftovers: Vec<String>,
 }
 
 /// A one-shot command to run contained.
@@ -57,14 +60,17 @@ pub fn run_contained(cmd: &OneShot<'_>) -> std::io::Result<Built> {
     let namespaces = drop_to.is_some() && limits::namespaces_available();
     let jail = jail.filter(|_| namespaces).cloned();
     let limits = limits.clone();
+    let marker = super::process::new_marker();
     let mut command = CommandWrap::with_new(program, |c| {
         c.args(args)
             .stdin(Stdio::null())
             .stdout(Stdio::from(out))
             .stderr(Stdio::from(err))
             .current_dir(cwd)
-            .env("LANG", "C.UTF-8")
-            .envs(env.iter().map(|(k, v)| (k, v)));
+            .env_clear()
+            .envs(super::process::child_env())
+            .envs(env.iter().map(|(k, v)| (k, v)))
+            .env(super::process::MARK_VAR, &marker);
         // SAFETY: only async-signal-safe system calls, no allocation (see apply_in_child).
         unsafe {
             c.pre_exec(move || limits::apply_in_child(&limits, drop_to, namespaces, jail.as_ref()));
@@ -94,5 +100,6 @@ pub fn run_contained(cmd: &OneShot<'_>) -> std::io::Result<Built> {
         code,
         timed_out,
         output: String::from_utf8_lossy(&bytes).into_owned(),
+        leftovers: super::process::kill_marked(&marker),
     })
 }

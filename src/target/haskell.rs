@@ -134,9 +134,21 @@ pub fn target(path: &Utf8Path, limits: Limits, uid: u32) -> Result<Compiled, Str
         built = compile()?;
     }
     let name = format!("haskell:{path}");
+    if !built.leftovers.is_empty() {
+        // Template Haskell ran a program that outlived the compile.
+        return Ok(Compiled::Failed(Fault {
+            kind: FaultKind::Leak,
+            message: format!(
+                "compiling Battleship.hs started processes that outlived the compile; they were killed:\n{}",
+                built.leftovers.join("\n")
+            ),
+        }));
+    }
     if built.timed_out || built.code != Some(0) {
         let why = if built.timed_out {
             format!("GHC did not finish within {} s", COMPILE_TIMEOUT.as_secs())
+        } else if built.code.is_none() {
+            "GHC was killed by a signal while compiling Battleship.hs".to_string()
         } else {
             "Battleship.hs does not compile".to_string()
         };

@@ -84,10 +84,62 @@ impl Limits {
 /// The unprivileged user children run as when broadside runs as root (`nobody`).
 pub const NOBODY: u32 = 65534;
 
-/// The first of the users `grade` runs its job slots' children as (slot `i` runs as
-/// `GRADE_UID_BASE + i`): users of their own, so the process limit (counted per user) of one
-/// submission never counts another's processes. They need no entry in `/etc/passwd`.
+/// The first of the users `grade` runs its job slots' children as: each `grade` run claims a
+/// block of [`UID_BLOCK`] users from here ([`claim_uid_block`]) and slot `i` runs as the
+/// block's first plus `i`: users of their own, so the process limit (counted per user) of
+/// one submission never counts another's processes, and what is left running as a slot's
+/// user after a submission is that submission's. They need no entry in `/etc/passwd`.
 pub const GRADE_UID_BASE: u32 = 61000;
+
+/// Users per `grade` run (the most job slots a run may have).
+pub const UID_BLOCK: u32 = 256;
+
+/// How many `grade` runs may hold a block of users at once.
+const UID_BLOCKS: u32 = 64;
+
+/// A block of users claimed by this `grade` run; released when dropped (or when the process
+/// ends, however it ends: the claim is a lock on an open file).
+pub struct UidBlock {
+    /// The block's first user.
+    pub base: u32,
+    _lock: std::fs::File,
+}
+
+/// Claims a block of users no other running `grade` holds.
+///
+/// Errors: every block is held, or no lock file can be made.
+pub fn claim_uid_block() -> std::io::Result<UidBlock> {
+    use std::os::unix::fs::PermissionsExt;
+    // A folder only root can write when root (children run as other users and, without
+    // namespaces, share /tmp), the temporary folder otherwise.
+    let dir = if running_as_root() {
+        let d = std::path::PathBuf::from("/run/broadside");
+        if std::fs::create_dir_all(&d).is_ok() {
+            let _ = std::fs::set_permissions(&d, std::fs::Permissions::from_mode(0o700));
+            d
+        } else {
+            std::env::temp_dir()
+        }
+    } else {
+        std::env::temp_dir()
+    };
+    for k in 0..UID_BLOCKS {
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(dir.join(format!("broadside-users-{k}.lock")))?;
+        if file.try_lock().is_ok() {
+            return Ok(UidBlock {
+                base: GRADE_UID_BASE + k * UID_BLOCK,
+                _lock: file,
+            });
+        }
+    }
+    Err(std::io::Error::other(format!(
+        "{UID_BLOCKS} grade runs are already running on this machine"
+    )))
+}
 
 /// Whether broadside runs as root (so it can drop privileges and cut the network).
 pub fn running_as_root() -> bool {

@@ -87,11 +87,7 @@ impl Process {
             cwd,
             limits: Limits::default(),
             drop_to: limits::running_as_root().then_some(limits::NOBODY),
-            marker: format!(
-                "{}-{}",
-                std::process::id(),
-                NEXT_MARK.fetch_add(1, Ordering::Relaxed)
-            ),
+            marker: new_marker(),
             env: Vec::new(),
             jail: None,
             child: None,
@@ -153,6 +149,8 @@ impl Process {
                 .stdin(Stdio::piped())
                 .stdout(Stdio::piped())
                 .stderr(Stdio::piped())
+                .env_clear()
+                .envs(child_env())
                 .envs(env.iter().map(|(k, v)| (k, v)))
                 .env(MARK, &marker);
             if let Some(dir) = &cwd {
@@ -355,6 +353,20 @@ impl Process {
             }
             None => "ended".to_string(),
         };
+        // A runtime that reports its own out-of-memory (GHC's RTS aborts with "Unable to
+        // commit" or "Heap exhausted") hit the memory limit, like Python's MemoryError.
+        if ["Unable to commit", "Heap exhausted", "out of memory"]
+            .iter()
+            .any(|m| tail.contains(m))
+        {
+            return Fault {
+                kind: FaultKind::Limit,
+                message: format!(
+                    "the submission ran out of memory (the limit is {} MiB); its last error output:\n{tail}",
+                    self.limits.memory_mib
+                ),
+            };
+        }
         let mut message = format!("the target {how}");
         if !tail.is_empty() {
             message.push_str(&format!("; its last error output:\n{tail}"));
@@ -457,6 +469,84 @@ fn stop(mut r: Running) {
     }
     let _ = r.child.kill();
     let _ = r.child.wait();
+}
+
+/// A fresh mark for a child's environment, unique in this broadside process.
+pub fn new_marker() -> String {
+    format!(
+        "{}-{}",
+        std::process::id(),
+        NEXT_MARK.fetch_add(1, Ordering::Relaxed)
+    )
+}
+
+/// The environment every child gets, and nothing else of the grader's (no tokens, no paths of
+/// the checkout): `PATH` (the grader's, or the system's), `LANG=C.UTF-8`, `HOME=/tmp`.
+pub fn child_env() -> Vec<(String, String)> {
+    let path = std::env::var("PATH").unwrap_or_else(|_| "/usr/local/bin:/usr/bin:/bin".to_string());
+    vec![
+        ("PATH".to_string(), path),
+        ("LANG".to_string(), "C.UTF-8".to_string()),
+        ("HOME".to_string(), "/tmp".to_string()),
+    ]
+}
+
+/// The environment variable name of the mark (see [`new_marker`]).
+pub const MARK_VAR: &str = MARK;
+
+/// Kills every process that carries `marker` in its environment and returns their command
+/// lines (what a child left behind).
+pub fn kill_marked(marker: &str) -> Vec<String> {
+    leftovers(marker, true)
+        .into_iter()
+        .map(|(_, c)| c)
+        .collect()
+}
+
+/// Kills every process whose real user is `uid` and returns their command lines. Only for the
+/// users `grade` gives its job slots: whatever runs as one between two submissions is a
+/// leftover of the last, whatever its environment.
+pub fn kill_user(uid: u32) -> Vec<String> {
+    let mut found = Vec::new();
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return found;
+    };
+    for entry in dir.flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<i32>().ok())
+        else {
+            continue;
+        };
+        let Ok(status) = std::fs::read_to_string(entry.path().join("status")) else {
+            continue;
+        };
+        let real = status
+            .lines()
+            .find_map(|l| l.strip_prefix("Uid:"))
+            .and_then(|l| l.split_whitespace().next())
+            .and_then(|u| u.parse::<u32>().ok());
+        if real != Some(uid) {
+            continue;
+        }
+        let cmd = std::fs::read(entry.path().join("cmdline"))
+            .map(|c| {
+                String::from_utf8_lossy(&c)
+                    .replace('\0', " ")
+                    .trim()
+                    .to_string()
+            })
+            .unwrap_or_default();
+        let p = nix::unistd::Pid::from_raw(pid);
+        let _ = nix::sys::signal::kill(p, nix::sys::signal::Signal::SIGKILL);
+        let _ = nix::sys::wait::waitpid(p, Some(nix::sys::wait::WaitPidFlag::WNOHANG));
+        // A zombie has no command line left: killed all the same, nothing to name.
+        if !cmd.is_empty() {
+            found.push(cmd);
+        }
+    }
+    found
 }
 
 /// Processes still running that carry `marker` in their environment (they came from this

@@ -508,18 +508,8 @@ pub fn kill_marked(marker: &str) -> Vec<String> {
 /// leftover of the last, whatever its environment.
 pub fn kill_user(uid: u32) -> Vec<String> {
     let mut found = Vec::new();
-    let Ok(dir) = std::fs::read_dir("/proc") else {
-        return found;
-    };
-    for entry in dir.flatten() {
-        let Some(pid) = entry
-            .file_name()
-            .to_str()
-            .and_then(|n| n.parse::<i32>().ok())
-        else {
-            continue;
-        };
-        let Ok(status) = std::fs::read_to_string(entry.path().join("status")) else {
+    for (pid, dir) in processes() {
+        let Ok(status) = std::fs::read_to_string(dir.join("status")) else {
             continue;
         };
         let real = status
@@ -530,14 +520,7 @@ pub fn kill_user(uid: u32) -> Vec<String> {
         if real != Some(uid) {
             continue;
         }
-        let cmd = std::fs::read(entry.path().join("cmdline"))
-            .map(|c| {
-                String::from_utf8_lossy(&c)
-                    .replace('\0', " ")
-                    .trim()
-                    .to_string()
-            })
-            .unwrap_or_default();
+        let cmd = cmdline(&dir);
         let p = nix::unistd::Pid::from_raw(pid);
         let _ = nix::sys::signal::kill(p, nix::sys::signal::Signal::SIGKILL);
         let _ = nix::sys::wait::waitpid(p, Some(nix::sys::wait::WaitPidFlag::WNOHANG));
@@ -554,31 +537,14 @@ pub fn kill_user(uid: u32) -> Vec<String> {
 fn leftovers(marker: &str, kill: bool) -> Vec<(i32, String)> {
     let needle = format!("{MARK}={marker}");
     let mut found = Vec::new();
-    let Ok(dir) = std::fs::read_dir("/proc") else {
-        return found;
-    };
-    for entry in dir.flatten() {
-        let Some(pid) = entry
-            .file_name()
-            .to_str()
-            .and_then(|n| n.parse::<i32>().ok())
-        else {
-            continue;
-        };
-        let Ok(env) = std::fs::read(entry.path().join("environ")) else {
+    for (pid, dir) in processes() {
+        let Ok(env) = std::fs::read(dir.join("environ")) else {
             continue;
         };
         if !env.split(|b| *b == 0).any(|kv| kv == needle.as_bytes()) {
             continue;
         }
-        let cmd = std::fs::read(entry.path().join("cmdline"))
-            .map(|c| {
-                String::from_utf8_lossy(&c)
-                    .replace('\0', " ")
-                    .trim()
-                    .to_string()
-            })
-            .unwrap_or_default();
+        let cmd = cmdline(&dir);
         if kill {
             let p = nix::unistd::Pid::from_raw(pid);
             let _ = nix::sys::signal::kill(p, nix::sys::signal::Signal::SIGKILL);
@@ -587,6 +553,31 @@ fn leftovers(marker: &str, kill: bool) -> Vec<(i32, String)> {
         found.push((pid, cmd));
     }
     found
+}
+
+/// Every process of the machine: its pid and its `/proc` folder.
+fn processes() -> Vec<(i32, std::path::PathBuf)> {
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    dir.flatten()
+        .filter_map(|e| {
+            let pid = e.file_name().to_str()?.parse::<i32>().ok()?;
+            Some((pid, e.path()))
+        })
+        .collect()
+}
+
+/// A process's command line, its arguments joined by spaces (empty for a zombie).
+fn cmdline(proc_dir: &std::path::Path) -> String {
+    std::fs::read(proc_dir.join("cmdline"))
+        .map(|c| {
+            String::from_utf8_lossy(&c)
+                .replace('\0', " ")
+                .trim()
+                .to_string()
+        })
+        .unwrap_or_default()
 }
 
 impl Target for Process {

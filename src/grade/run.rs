@@ -83,6 +83,7 @@ pub fn grade(
         .thread_name(|i| format!("broadside-grade-{i}"))
         .build()
         .expect("a thread pool of plain threads");
+    let digest = plan_digest(plan);
     pool.install(|| {
         plan.submissions
             .par_iter()
@@ -91,7 +92,7 @@ pub fn grade(
                 if plan.stop.load(Ordering::SeqCst) {
                     return None;
                 }
-                let graded = grade_one(plan, make, sub);
+                let graded = grade_one(plan, &digest, make, sub);
                 progress.finished(&graded);
                 Some(graded)
             })
@@ -99,10 +100,16 @@ pub fn grade(
     })
 }
 
-fn grade_one(plan: &Plan<'_>, make: &MakeTarget<'_>, sub: &Submission) -> Result<Graded, String> {
+/// Grades one submission; `digest` is [`plan_digest`] of `plan`, computed once per run.
+fn grade_one(
+    plan: &Plan<'_>,
+    digest: &str,
+    make: &MakeTarget<'_>,
+    sub: &Submission,
+) -> Result<Graded, String> {
     let dir = plan.out.join(&sub.id);
     if plan.resume
-        && let Some(report) = already_graded(&dir, &plan_digest(plan), &plan.formats)
+        && let Some(report) = already_graded(&dir, digest, &plan.formats)
     {
         return Ok(Graded {
             id: sub.id.clone(),
@@ -142,7 +149,7 @@ fn grade_one(plan: &Plan<'_>, make: &MakeTarget<'_>, sub: &Submission) -> Result
     report.faults = faults;
     report.notes = notes;
     report.elapsed_ms = millis(start.elapsed());
-    report.scenarios_digest = Some(plan_digest(plan));
+    report.scenarios_digest = Some(digest.to_string());
     write_reports(&dir, &report, &plan.formats, plan.hidden)?;
     Ok(Graded {
         id: sub.id.clone(),

@@ -183,15 +183,15 @@ impl Stop {
 ///
 /// Each result's `elapsed_ms` is the wall-clock time its scenario took.
 pub fn run_all(scenarios: &[Scenario], target: &mut dyn Target) -> Vec<ScenarioResult> {
-    scenarios
-        .iter()
-        .map(|s| {
-            let start = std::time::Instant::now();
-            let mut result = run_scenario(s, target);
-            result.elapsed_ms = millis(start.elapsed());
-            result
-        })
-        .collect()
+    scenarios.iter().map(|s| run_timed(s, target)).collect()
+}
+
+/// [`run_scenario`], with the wall-clock time it took in `elapsed_ms`.
+fn run_timed(scenario: &Scenario, target: &mut dyn Target) -> ScenarioResult {
+    let start = std::time::Instant::now();
+    let mut result = run_scenario(scenario, target);
+    result.elapsed_ms = millis(start.elapsed());
+    result
 }
 
 /// A duration in whole milliseconds (saturating).
@@ -215,10 +215,9 @@ pub fn run_submission(
         .filter(|&i| visible(&scenarios[i]))
         .chain((0..scenarios.len()).filter(|&i| !visible(&scenarios[i])))
         .collect();
-    let played: Vec<Scenario> = order.iter().map(|&i| scenarios[i].clone()).collect();
     let mut results: Vec<Option<ScenarioResult>> = vec![None; scenarios.len()];
-    for (&i, r) in order.iter().zip(run_all(&played, target)) {
-        results[i] = Some(r);
+    for i in order {
+        results[i] = Some(run_timed(&scenarios[i], target));
     }
     let results = results
         .into_iter()

@@ -170,27 +170,39 @@ pub fn target(path: &Utf8Path, limits: Limits, uid: u32) -> Result<Compiled, Str
     Ok(Compiled::Ready(Box::new(process)))
 }
 
+/// GHC's libdir (`ghc --print-libdir`), asked once per broadside process; `None` when GHC
+/// cannot be run (the compile then reports that itself).
+fn ghc_libdir() -> Option<&'static Path> {
+    static LIBDIR: std::sync::OnceLock<Option<std::path::PathBuf>> = std::sync::OnceLock::new();
+    LIBDIR
+        .get_or_init(|| {
+            let out = std::process::Command::new(compiler())
+                .arg("--print-libdir")
+                .output()
+                .ok()?;
+            let dir = String::from_utf8_lossy(&out.stdout).trim().to_string();
+            (out.status.success() && !dir.is_empty()).then(|| dir.into())
+        })
+        .as_deref()
+}
+
 /// GHC's folders outside the system folders a jail shows: where its libdir's links lead
 /// (Debian keeps the package database in `/var/lib/ghc`).
 fn ghc_folders() -> Vec<std::path::PathBuf> {
-    let Ok(out) = std::process::Command::new(compiler())
-        .arg("--print-libdir")
-        .output()
-    else {
+    let Some(libdir) = ghc_libdir() else {
         return Vec::new();
     };
-    let libdir = std::path::PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
     let shown = [
         "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc",
     ];
-    let mut out: Vec<std::path::PathBuf> = std::fs::read_dir(&libdir)
+    let mut out: Vec<std::path::PathBuf> = std::fs::read_dir(libdir)
         .into_iter()
         .flatten()
         .filter_map(|e| e.ok())
         .filter(|e| e.file_type().is_ok_and(|t| t.is_symlink()))
         .filter_map(|e| std::fs::canonicalize(e.path()).ok())
         .filter_map(|p| p.parent().map(Path::to_path_buf))
-        .chain(std::fs::canonicalize(&libdir).ok())
+        .chain(std::fs::canonicalize(libdir).ok())
         .filter(|p| !shown.iter().any(|s| p.starts_with(s)))
         .collect();
     out.sort();
@@ -202,14 +214,10 @@ fn ghc_folders() -> Vec<std::path::PathBuf> {
 /// `$ORIGIN`, which the loader reads from `/proc`, and a jail has no `/proc`; so the folders
 /// of its libdir that hold them are named outright. Empty when the libdir cannot be read.
 fn ghc_library_path() -> Vec<(String, String)> {
-    let Ok(out) = std::process::Command::new(compiler())
-        .arg("--print-libdir")
-        .output()
-    else {
+    let Some(libdir) = ghc_libdir() else {
         return Vec::new();
     };
-    let libdir = String::from_utf8_lossy(&out.stdout).trim().to_string();
-    let Ok(entries) = std::fs::read_dir(&libdir) else {
+    let Ok(entries) = std::fs::read_dir(libdir) else {
         return Vec::new();
     };
     let mut dirs: Vec<String> = entries

@@ -1,12 +1,7 @@
 //! The command line as a user meets it: exit codes, formats, errors.
 
-use assert_cmd::Command;
-
-fn broadside() -> Command {
-    let mut c = Command::cargo_bin("broadside").unwrap();
-    c.env("NO_COLOR", "1");
-    c
-}
+mod common;
+use common::broadside;
 
 #[test]
 fn run_on_the_published_scenarios_exits_0_and_json_counts_them() {

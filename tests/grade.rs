@@ -3,19 +3,15 @@
 //! `--resume`, shards that merge into the same summary, and hostile submissions that fail
 //! themselves only.
 
-use assert_cmd::Command;
+mod common;
+use common::broadside;
+
 use camino::{Utf8Path, Utf8PathBuf};
 use serde_json::Value;
 use std::collections::BTreeMap;
 
 const SUITE: &str = "fixtures/scenarios/solo-10x10";
 const CLASS: &str = "fixtures/submissions/solo-10x10";
-
-fn broadside() -> Command {
-    let mut c = Command::cargo_bin("broadside").unwrap();
-    c.env("NO_COLOR", "1");
-    c
-}
 
 fn tmp() -> (tempfile::TempDir, Utf8PathBuf) {
     let dir = tempfile::tempdir().unwrap();

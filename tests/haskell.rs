@@ -2,13 +2,8 @@
 //! timeout in a complete report, and a machine without GHC gets a clear error, not a crash.
 //! Needs GHC (`.ci/run` installs it).
 
-use assert_cmd::Command;
-
-fn broadside() -> Command {
-    let mut c = Command::cargo_bin("broadside").unwrap();
-    c.env("NO_COLOR", "1");
-    c
-}
+mod common;
+use common::broadside;
 
 #[test]
 fn a_transition_that_loops_forever_is_a_timeout_and_the_rest_is_graded() {

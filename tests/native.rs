@@ -4,6 +4,9 @@
 //! every fault), the grading process survives each one, and the ABI covers solo-10x10 and
 //! battleboats: a C sample of each passes every published scenario.
 
+mod common;
+use common::{fail_sets, file};
+
 use broadside::harness::run_all;
 use broadside::report::{ScenarioResult, Status};
 use broadside::spec::SpecSet;
@@ -51,10 +54,6 @@ fn short_limits() -> Limits {
     }
 }
 
-fn file(r: &ScenarioResult) -> String {
-    r.path.rsplit('/').next().unwrap().to_string()
-}
-
 fn grade(sample: &str) -> Vec<ScenarioResult> {
     grade_against("colab-6x6", &format!("{SAMPLES}/{sample}"))
 }
@@ -91,25 +90,9 @@ fn expected() -> BTreeMap<String, Expected> {
 
 /// Compares one sample's results with its entry; a sentence per difference.
 fn verdict(name: &str, want: &Expected, results: &[ScenarioResult]) -> Vec<String> {
-    let mut problems = Vec::new();
-    let fails: BTreeSet<String> = results
-        .iter()
-        .filter(|r| r.status != Status::Passed)
-        .map(file)
+    let mut problems: Vec<String> = fail_sets(name, &want.bug, &want.fails, &want.faults, results)
+        .into_iter()
         .collect();
-    let faults: BTreeSet<String> = results
-        .iter()
-        .filter(|r| r.status == Status::Error)
-        .map(file)
-        .collect();
-    let want_fails: BTreeSet<String> = want.fails.iter().cloned().collect();
-    let want_faults: BTreeSet<String> = want.faults.iter().cloned().collect();
-    if fails != want_fails || faults != want_faults {
-        problems.push(format!(
-            "{name} ({}):\n  fails  {fails:?}\n  wanted {want_fails:?}\n  faults {faults:?}\n  wanted {want_faults:?}",
-            want.bug
-        ));
-    }
     for r in results {
         let Some(f) = &r.fault else { continue };
         if want.fault.as_deref() != Some(f.kind.word()) {

@@ -2,8 +2,10 @@
 //! the correct one scores full marks, and each buggy one fails exactly the scenarios its bug
 //! should fail (named there, with the bug in a sentence) and no others.
 
+mod common;
+use common::fail_sets;
+
 use broadside::harness::run_all;
-use broadside::report::Status;
 use broadside::spec::SpecSet;
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
@@ -61,31 +63,18 @@ fn check(assignment: &str, kind: &str, at_least: usize) {
         )
         .unwrap_or_else(|e| panic!("{name}: {e}"));
         let results = run_all(&loaded.scenarios, target.as_mut());
-        let file =
-            |r: &broadside::report::ScenarioResult| r.path.rsplit('/').next().unwrap().to_string();
-        let fails: BTreeSet<String> = results
-            .iter()
-            .filter(|r| r.status != Status::Passed)
-            .map(file)
-            .collect();
-        let faults: BTreeSet<String> = results
-            .iter()
-            .filter(|r| r.status == Status::Error)
-            .map(file)
-            .collect();
-        let want_fails: BTreeSet<String> = want.fails.iter().cloned().collect();
-        let want_faults: BTreeSet<String> = want.faults.iter().cloned().collect();
-        if fails != want_fails || faults != want_faults {
-            problems.push(format!(
-                "{name} ({}):\n  fails  {:?}\n  wanted {:?}\n  faults {:?}\n  wanted {:?}",
-                want.bug, fails, want_fails, faults, want_faults
-            ));
-        }
+        problems.extend(fail_sets(
+            name,
+            &want.bug,
+            &want.fails,
+            &want.faults,
+            &results,
+        ));
         // A sample whose bug is "none: …" is correct (the other reading of an ambiguity);
         // every other one must fail something.
         if !want.bug.starts_with("none") {
             assert!(
-                !want_fails.is_empty(),
+                !want.fails.is_empty(),
                 "{name}: a buggy sample must fail something"
             );
         }

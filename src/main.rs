@@ -444,10 +444,27 @@ fn run(
     let start = std::time::Instant::now();
     let mut target = broadside::target::from_spec(&target, limits, limits::NOBODY)
         .map_err(anyhow::Error::msg)?;
+    if !loaded
+        .scenarios
+        .iter()
+        .any(|s| broadside::harness::plays(target.as_ref(), s))
+    {
+        anyhow::bail!(
+            "none of the {} scenarios can be played by `{}`: {}",
+            loaded.scenarios.len(),
+            target.name(),
+            broadside::harness::skipped_note(&loaded.scenarios, target.as_ref())
+                .unwrap_or_default()
+        );
+    }
     let (results, faults) = broadside::harness::run_submission(&loaded.scenarios, target.as_mut());
     let mut report = Report::new(target.name(), results);
     report.faults = faults;
     report.notes = target.notes();
+    report.notes.extend(broadside::harness::skipped_note(
+        &loaded.scenarios,
+        target.as_ref(),
+    ));
     report.elapsed_ms = broadside::harness::millis(start.elapsed());
     let hidden = suites.hidden_results();
     let view = match audience {

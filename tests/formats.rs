@@ -222,6 +222,7 @@ fn class_summary_snapshot() {
             kind: FaultKind::Setup,
             message: "does not compile".into(),
         },
+        plays: broadside::target::Plays::STEPS,
     };
     let bob = Report::new("python:bob".into(), run_all(&loaded.scenarios, &mut broken));
     let summary = ClassSummary::build(

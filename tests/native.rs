@@ -70,7 +70,13 @@ fn grade_against(assignment: &str, path: &str) -> Vec<ScenarioResult> {
         limits_for(path),
     )
     .unwrap();
-    let results = run_all(&loaded.scenarios, target.as_mut());
+    // A library has functions, not a whole program: the step scenarios only.
+    let steps: Vec<_> = loaded
+        .scenarios
+        .into_iter()
+        .filter(|s| s.dialogue.is_none())
+        .collect();
+    let results = run_all(&steps, target.as_mut());
     assert!(target.finish().is_empty(), "{sample}: a leak");
     results
 }

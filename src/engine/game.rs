@@ -180,6 +180,9 @@ pub struct Game {
     next: usize,
     skips: Vec<u8>,
     end: Option<End>,
+    /// grenades-8x8 decision grenade-during-double-turn, the other reading: a grenade hit
+    /// during the opponent's lost turn cancels it instead of queueing a lost turn.
+    cancel_lost_turns: bool,
 }
 
 fn index(c: Cell) -> usize {
@@ -201,11 +204,19 @@ impl Game {
             counters: [0; 3],
             powers_used: [0; 2],
             end: None,
+            cancel_lost_turns: false,
             rules,
         }
     }
 
     /// Gives the turn to player `p` (index), for a setup that names who moves first.
+    /// Plays grenades-8x8's decision grenade-during-double-turn in its other reading (an
+    /// `accept_also` one): a grenade hit while the opponent's turn is lost cancels that lost
+    /// turn, so play alternates again, instead of queueing a lost turn of the shooter's.
+    pub fn cancel_lost_turns(&mut self, yes: bool) {
+        self.cancel_lost_turns = yes;
+    }
+
     pub fn set_next(&mut self, p: usize) {
         self.next = p;
     }
@@ -430,7 +441,12 @@ impl Game {
         let mut a = Answer::of(Outcome::Hit, None);
         a.owner = (self.rules.players.len() > 1).then(|| self.rules.players[def.owner].clone());
         if def.grenade {
-            self.skips[shooter] += 1;
+            let other = 1 - shooter.min(1);
+            if self.cancel_lost_turns && self.skips.get(other).is_some_and(|s| *s > 0) {
+                self.skips[other] -= 1;
+            } else {
+                self.skips[shooter] += 1;
+            }
             return (Event::Grenade, a);
         }
         self.hits[i] += 1;

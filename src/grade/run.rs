@@ -131,7 +131,11 @@ fn grade_one(
     let mut target = make(sub, slot).map_err(|e| format!("{}: {e}", sub.id))?;
     let (results, mut faults) = run_submission(plan.scenarios, target.as_mut());
     let name = target.name();
-    let notes = target.notes();
+    let mut notes = target.notes();
+    notes.extend(crate::harness::skipped_note(
+        plan.scenarios,
+        target.as_ref(),
+    ));
     drop(target);
     if let Some(uid) = user {
         let left = crate::target::process::kill_user(uid);

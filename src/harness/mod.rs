@@ -19,8 +19,12 @@ use crate::spec::StateKey;
 use crate::target::{Call, Fault, Replied, Reply, Target, reference};
 use std::collections::BTreeMap;
 
-/// Plays one scenario on `target`.
+/// Plays one scenario on `target`: a dialogue scenario with a fresh run of the target's
+/// program ([`crate::dialogue::run`]), a step scenario through the protocol's calls.
 pub fn run_scenario(scenario: &Scenario, target: &mut dyn Target) -> ScenarioResult {
+    if scenario.dialogue.is_some() {
+        return crate::dialogue::run(scenario, target);
+    }
     let rules = &scenario.rules;
     let mut result = ScenarioResult::new(scenario);
     // The reference plays alongside to draw the board at a divergence.
@@ -186,6 +190,48 @@ pub fn run_all(scenarios: &[Scenario], target: &mut dyn Target) -> Vec<ScenarioR
     scenarios.iter().map(|s| run_timed(s, target)).collect()
 }
 
+/// Whether `target` plays `scenario`: dialogue scenarios need a whole program, step
+/// scenarios the protocol's calls.
+pub fn plays(target: &dyn Target, scenario: &Scenario) -> bool {
+    let p = target.plays();
+    if scenario.dialogue.is_some() {
+        p.dialogues
+    } else {
+        p.steps
+    }
+}
+
+/// The report note for the scenarios `target` does not play, if any.
+pub fn skipped_note(scenarios: &[Scenario], target: &dyn Target) -> Option<String> {
+    let dialogues = scenarios
+        .iter()
+        .filter(|s| s.dialogue.is_some() && !plays(target, s))
+        .count();
+    let steps = scenarios
+        .iter()
+        .filter(|s| s.dialogue.is_none() && !plays(target, s))
+        .count();
+    let mut parts = Vec::new();
+    if dialogues > 0 {
+        parts.push(format!(
+            "{dialogues} dialogue scenario{} (they run a whole program: java:, exec:, or python: for solo-10x10's main())",
+            if dialogues == 1 { "" } else { "s" }
+        ));
+    }
+    if steps > 0 {
+        parts.push(format!(
+            "{steps} step scenario{} (they call the handout's functions; a whole program has none)",
+            if steps == 1 { "" } else { "s" }
+        ));
+    }
+    (!parts.is_empty()).then(|| {
+        format!(
+            "not played, and not counted, for this target: {}",
+            parts.join("; ")
+        )
+    })
+}
+
 /// [`run_scenario`], with the wall-clock time it took in `elapsed_ms`.
 fn run_timed(scenario: &Scenario, target: &mut dyn Target) -> ScenarioResult {
     let start = std::time::Instant::now();
@@ -199,8 +245,9 @@ pub fn millis(d: std::time::Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
 }
 
-/// Grades a submission: every scenario, then [`Target::finish`], whose faults (a `leak`)
-/// belong to the submission as a whole. Results come back in the scenarios' order.
+/// Grades a submission: every scenario it [`plays`], then [`Target::finish`], whose faults
+/// (a `leak`) belong to the submission as a whole. Results come back in the scenarios'
+/// order, without the scenarios it does not play ([`skipped_note`] says which).
 ///
 /// The visible scenarios are played first and the hidden and after-due-date ones after them:
 /// one child plays them all, and state a submission keeps between scenarios (a module-level
@@ -211,17 +258,19 @@ pub fn run_submission(
     target: &mut dyn Target,
 ) -> (Vec<ScenarioResult>, Vec<Fault>) {
     let visible = |s: &Scenario| s.visibility == crate::scenario::Visibility::Visible;
-    let order: Vec<usize> = (0..scenarios.len())
+    let played: Vec<usize> = (0..scenarios.len())
+        .filter(|&i| plays(&*target, &scenarios[i]))
+        .collect();
+    let order: Vec<usize> = played
+        .iter()
+        .copied()
         .filter(|&i| visible(&scenarios[i]))
-        .chain((0..scenarios.len()).filter(|&i| !visible(&scenarios[i])))
+        .chain(played.iter().copied().filter(|&i| !visible(&scenarios[i])))
         .collect();
     let mut results: Vec<Option<ScenarioResult>> = vec![None; scenarios.len()];
     for i in order {
         results[i] = Some(run_timed(&scenarios[i], target));
     }
-    let results = results
-        .into_iter()
-        .map(|r| r.expect("every scenario was played"))
-        .collect();
+    let results = results.into_iter().flatten().collect();
     (results, target.finish())
 }

@@ -1,7 +1,9 @@
 //! Reading a scenario file: TOML → checked [`Scenario`], every problem a [`Diagnostic`].
 
-use super::model::{Action, Check, Expect, Expected, Scenario, Setup, Step, Visibility};
-use super::schema::{RawScenario, RawSetup, RawState, RawStep};
+use super::model::{
+    Action, Check, Dialogue, Expect, Expected, Move, Scenario, Setup, Step, Visibility,
+};
+use super::schema::{RawDialogue, RawScenario, RawSetup, RawState, RawStep};
 use crate::cell::{Cell, MAX_SIDE, RawCell};
 use crate::diag::{self, Diagnostic, Source};
 use crate::engine::{Axis, Dir, Game, Outcome, QueryValue};
@@ -105,6 +107,24 @@ impl Cx<'_> {
                 Visibility::Visible
             }
         };
+        if let Some(d) = &raw.dialogue {
+            let dialogue = self.dialogue(d, &raw, id)?;
+            return Some(Scenario {
+                source: self.source.clone(),
+                assignment: id.clone(),
+                title: raw.title.clone().unwrap_or_else(|| self.stem()),
+                description: raw.description.clone(),
+                points,
+                max_score: f64::from(points),
+                visibility,
+                tags: raw.tags.clone(),
+                rules,
+                setup: Setup::default(),
+                steps: Vec::new(),
+                end: Vec::new(),
+                dialogue: Some(dialogue),
+            });
+        }
         let mut game = Game::new(rules.clone());
         let setup = self.setup(&raw.setup, &rules, &mut game);
         let mut placed: BTreeSet<usize> = setup.items.iter().map(|(i, _)| *i).collect();
@@ -167,15 +187,7 @@ impl Cx<'_> {
         Some(Scenario {
             source: self.source.clone(),
             assignment: id.clone(),
-            title: raw.title.clone().unwrap_or_else(|| {
-                self.source
-                    .path
-                    .rsplit('/')
-                    .next()
-                    .unwrap_or_default()
-                    .trim_end_matches(".toml")
-                    .to_string()
-            }),
+            title: raw.title.clone().unwrap_or_else(|| self.stem()),
             description: raw.description.clone(),
             points,
             max_score: f64::from(points),
@@ -185,7 +197,90 @@ impl Cx<'_> {
             setup,
             steps,
             end,
+            dialogue: None,
         })
+    }
+
+    /// The file's name without `.toml`: the default title.
+    fn stem(&self) -> String {
+        self.source
+            .path
+            .rsplit('/')
+            .next()
+            .unwrap_or_default()
+            .trim_end_matches(".toml")
+            .to_string()
+    }
+
+    /// Checks `[dialogue]`: moves from the assignment's vocabulary, no `setup`, `steps` or
+    /// `[end]` beside it.
+    fn dialogue(
+        &mut self,
+        d: &toml::Spanned<RawDialogue>,
+        raw: &RawScenario,
+        id: &str,
+    ) -> Option<Dialogue> {
+        let Some(vocabulary) = crate::dialogue::vocabulary(id) else {
+            self.err(
+                d.span(),
+                format!("{id} has no dialogue scenarios"),
+                format!(
+                    "`[dialogue]` only for an assignment graded as a whole program: {}",
+                    crate::dialogue::ASSIGNMENTS.join(", ")
+                ),
+            );
+            return None;
+        };
+        if !raw.steps.is_empty()
+            || raw.end.is_some()
+            || raw.setup.ships.is_some()
+            || raw.setup.players.is_some()
+        {
+            self.err(
+                d.span(),
+                "a dialogue scenario with `setup`, `steps` or `[end]`",
+                "either `[dialogue]` (a planned game the program's own layout decides) or `setup` and `steps`, not both",
+            );
+            return None;
+        }
+        let moves = d.get_ref().moves.get_ref();
+        if moves.is_empty() {
+            self.err(
+                d.get_ref().moves.span(),
+                "a dialogue without moves",
+                format!("at least one of: {}", vocabulary.join(", ")),
+            );
+        }
+        let mut out = Vec::new();
+        for m in moves {
+            if vocabulary.contains(&m.get_ref().as_str()) {
+                out.push(Move {
+                    name: m.get_ref().clone(),
+                    line: self.line(&m.span()),
+                });
+            } else {
+                self.err(
+                    m.span(),
+                    format!("unknown move `{}` for {id}", m.get_ref()),
+                    format!("one of: {}", vocabulary.join(", ")),
+                );
+            }
+        }
+        let seed = match &d.get_ref().seed {
+            None => 1,
+            Some(s) if *s.get_ref() >= 0 => *s.get_ref() as u64,
+            Some(s) => {
+                self.err(
+                    s.span(),
+                    format!("seed = {} is negative", s.get_ref()),
+                    "a whole number from 0",
+                );
+                1
+            }
+        };
+        self.errors
+            .is_empty()
+            .then_some(Dialogue { moves: out, seed })
     }
 
     /// Applies `[setup] rows/cols/fleet` (a handout's small worked example).

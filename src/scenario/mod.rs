@@ -6,4 +6,6 @@ mod model;
 mod schema;
 
 pub use load::parse;
-pub use model::{Action, Check, Expect, Expected, Scenario, Setup, Step, Visibility};
+pub use model::{
+    Action, Check, Dialogue, Expect, Expected, Move, Scenario, Setup, Step, Visibility,
+};

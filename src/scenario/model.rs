@@ -44,6 +44,25 @@ pub struct Scenario {
     pub steps: Vec<Step>,
     /// Checks after the last step.
     pub end: Vec<Check>,
+    /// A dialogue scenario's plan (then `setup`, `steps` and `end` are empty).
+    pub dialogue: Option<Dialogue>,
+}
+
+/// A dialogue scenario's plan: moves from the assignment's vocabulary
+/// ([`crate::dialogue::vocabulary`]), each turned into lines for the program at run time,
+/// from what the program has shown (its layout) and the reference engine's state.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Dialogue {
+    pub moves: Vec<Move>,
+    /// Seeds the choices the plan leaves open.
+    pub seed: u64,
+}
+
+/// One planned move and its line in the file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Move {
+    pub name: String,
+    pub line: usize,
 }
 
 /// The starting position in canonical form: which fleet items stand on which cells.

@@ -28,6 +28,20 @@ pub struct RawScenario {
     #[serde(default)]
     pub steps: Vec<Spanned<RawStep>>,
     pub end: Option<Spanned<RawState>>,
+    /// A dialogue scenario: a whole program driven through its input (instead of `setup`,
+    /// `steps` and `end`).
+    pub dialogue: Option<Spanned<RawDialogue>>,
+}
+
+/// `[dialogue]`: the moves of a planned game, played against a whole program.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawDialogue {
+    /// Move names from the assignment's vocabulary, in order.
+    pub moves: Spanned<Vec<Spanned<String>>>,
+    /// Seeds the choices the plan leaves open (the fleet handed to solo-10x10's `main()`,
+    /// the human's layout in grenades-8x8); default 1.
+    pub seed: Option<Spanned<i64>>,
 }
 
 #[derive(Debug, Default, Deserialize)]

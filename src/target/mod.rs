@@ -8,11 +8,13 @@ pub mod haskell;
 pub mod limits;
 pub mod native;
 pub mod process;
+pub mod program;
 pub mod python;
 pub mod reference;
 pub mod workspace;
 
 pub use process::Process;
+pub use program::{Program, ProgramTarget};
 pub use reference::Reference;
 
 use crate::cell::Cell;
@@ -26,7 +28,9 @@ use std::sync::Arc;
 /// Builds the target that `spec` names: `reference`, `python:PATH` (a student's `.py` file or
 /// folder), `haskell:PATH` (a `Battleship.hs` or its folder, compiled here), `native:PATH` (a
 /// shared library, or a folder to build one from, implementing `specs/abi/broadside.h`) or
-/// `cmd:COMMAND` (a program that speaks the protocol), with `limits` for a child.
+/// `cmd:COMMAND` (a program that speaks the protocol), `java:PATH` (a Java program's
+/// sources, compiled here) or `exec:COMMAND` (any interactive program), with `limits` for a
+/// child. The last two are whole programs, which play dialogue scenarios only.
 /// `uid` (as root only) is the user a `python:`, `haskell:` or `native:` child runs as,
 /// [`limits::NOBODY`] unless `grade` gives each job slot its own. A `native:` worker is the
 /// running executable re-executed, so only the `broadside` binary grades native targets.
@@ -50,6 +54,7 @@ pub fn from_spec(spec: &str, limits: limits::Limits, uid: u32) -> Result<Box<dyn
                 haskell::Compiled::Failed(fault) => Box::new(Unbuildable {
                     name: spec.to_string(),
                     fault,
+                    plays: Plays::STEPS,
                 }),
             },
         );
@@ -59,13 +64,30 @@ pub fn from_spec(spec: &str, limits: limits::Limits, uid: u32) -> Result<Box<dyn
             .map_err(|e| format!("could not find broadside's own executable: {e}"))?;
         return native::target_as(camino::Utf8Path::new(path), &worker, limits, uid);
     }
+    if let Some(path) = spec.strip_prefix("java:") {
+        return Ok(
+            match program::java_target(camino::Utf8Path::new(path), limits, uid)? {
+                program::Built::Ready(program) => Box::new(ProgramTarget { program: *program }),
+                program::Built::Failed(fault) => Box::new(Unbuildable {
+                    name: spec.to_string(),
+                    fault,
+                    plays: Plays::DIALOGUES,
+                }),
+            },
+        );
+    }
+    if let Some(command) = spec.strip_prefix("exec:") {
+        return Ok(Box::new(ProgramTarget {
+            program: program::exec(command, limits, uid),
+        }));
+    }
     if let Some(command) = spec.strip_prefix("cmd:") {
         let mut target = Process::command(command).run_as(uid);
         target.limits = limits;
         return Ok(Box::new(target));
     }
     Err(format!(
-        "unknown target `{spec}`; expected `reference`, `python:PATH`, `haskell:PATH`, `native:PATH` or `cmd:COMMAND`"
+        "unknown target `{spec}`; expected `reference`, `python:PATH`, `haskell:PATH`, `native:PATH`, `cmd:COMMAND`, `java:PATH` or `exec:COMMAND`"
     ))
 }
 
@@ -74,11 +96,19 @@ pub fn from_spec(spec: &str, limits: limits::Limits, uid: u32) -> Result<Box<dyn
 pub struct Unbuildable {
     pub name: String,
     pub fault: Fault,
+    /// What the target would have played, so it fails the same scenarios a built one plays.
+    pub plays: Plays,
 }
 
 impl Target for Unbuildable {
     fn name(&self) -> String {
         self.name.clone()
+    }
+    fn plays(&self) -> Plays {
+        self.plays
+    }
+    fn program(&self) -> Result<Program, Fault> {
+        Err(self.fault.clone())
     }
     fn new_game(&mut self, _: &Arc<Rules>, _: &Setup) -> Result<(), Fault> {
         Err(self.fault.clone())
@@ -91,10 +121,47 @@ impl Target for Unbuildable {
     }
 }
 
+/// Which kinds of scenario a target plays: step scenarios through the protocol's calls,
+/// dialogue scenarios by running a whole program ([`Target::program`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Plays {
+    pub steps: bool,
+    pub dialogues: bool,
+}
+
+impl Plays {
+    pub const STEPS: Plays = Plays {
+        steps: true,
+        dialogues: false,
+    };
+    pub const DIALOGUES: Plays = Plays {
+        steps: false,
+        dialogues: true,
+    };
+    pub const BOTH: Plays = Plays {
+        steps: true,
+        dialogues: true,
+    };
+}
+
 /// An implementation under test.
 pub trait Target {
     /// How reports name this target, e.g. `reference`.
     fn name(&self) -> String;
+
+    /// Which scenarios it plays; the harness skips the others (and says so in the notes).
+    fn plays(&self) -> Plays {
+        Plays::STEPS
+    }
+
+    /// How to start the submission as a whole interactive program, for a dialogue scenario
+    /// (each starts a fresh run). Errors: the submission has none (the fault says why).
+    fn program(&self) -> Result<Program, Fault> {
+        Err(Fault {
+            kind: FaultKind::Unsupported,
+            message: "this target is not a whole program".into(),
+        })
+    }
     /// Starts a game under `rules` from `setup`.
     fn new_game(&mut self, rules: &Arc<Rules>, setup: &Setup) -> Result<(), Fault>;
     /// Performs one action and answers with its outcome and details.

@@ -65,7 +65,9 @@ pub struct Process {
     rules: Option<Arc<Rules>>,
     next_id: u64,
     /// Files the child needs (the bundled driver), removed when the target is dropped.
-    _keep: Option<tempfile::TempDir>,
+    _keep: Option<Arc<tempfile::TempDir>>,
+    /// The submission as a whole program (`python:` runs its `main()`), for dialogues.
+    pub whole: Option<super::Program>,
 }
 
 struct Running {
@@ -95,6 +97,7 @@ impl Process {
             rules: None,
             next_id: 1,
             _keep: None,
+            whole: None,
         }
     }
 
@@ -130,7 +133,7 @@ impl Process {
     }
 
     /// Keeps `dir` alive as long as the target (it holds files the child runs).
-    pub fn keep(mut self, dir: tempfile::TempDir) -> Process {
+    pub fn keep(mut self, dir: Arc<tempfile::TempDir>) -> Process {
         self._keep = Some(dir);
         self
     }
@@ -144,27 +147,16 @@ impl Process {
         // Orphans of the child (a process that left its group) are reparented to us, so the
         // leak check can find and reap them.
         let _ = nix::sys::prctl::set_child_subreaper(true);
-        let mut command = CommandWrap::with_new(&program, |c| {
-            c.args(&args)
-                .stdin(Stdio::piped())
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped())
-                .env_clear()
-                .envs(child_env())
-                .envs(env.iter().map(|(k, v)| (k, v)))
-                .env(MARK, &marker);
-            if let Some(dir) = &cwd {
-                c.current_dir(dir);
-            }
-            // SAFETY: the closure only makes async-signal-safe system calls (setrlimit,
-            // unshare, setgroups, setgid, setuid) and does not allocate.
-            unsafe {
-                c.pre_exec(move || {
-                    limits::apply_in_child(&limits, drop_to, namespaces, jail.as_deref())
-                });
-            }
+        let mut command = contained(&Contained {
+            program: &program,
+            args: &args,
+            cwd: cwd.as_deref(),
+            env: &env,
+            marker: &marker,
+            limits: &limits,
+            drop_to,
+            jail: jail.as_deref(),
         });
-        command.wrap(ProcessGroup::leader());
         let mut child = command.spawn().map_err(|e| {
             let hint = if e.kind() == std::io::ErrorKind::PermissionDenied && drop_to.is_some() {
                 " (as root, broadside runs children as `nobody`: the program and every folder \
@@ -448,6 +440,53 @@ impl Process {
     }
 }
 
+/// How to start a contained child: what [`contained`] needs.
+pub struct Contained<'a> {
+    pub program: &'a str,
+    pub args: &'a [String],
+    /// The working folder when there is no jail.
+    pub cwd: Option<&'a std::path::Path>,
+    /// Variables added to [`child_env`].
+    pub env: &'a [(String, String)],
+    /// The mark every process of the child carries (see [`new_marker`]).
+    pub marker: &'a str,
+    pub limits: &'a Limits,
+    /// The unprivileged user (as root), `None` to keep the caller's.
+    pub drop_to: Option<u32>,
+    /// Used only with namespaces (the caller filters it).
+    pub jail: Option<&'a limits::Jail>,
+}
+
+/// The command for a contained child with piped standard streams, in its own process group:
+/// the minimal environment, the mark, the limits, the user and the jail, applied between
+/// fork and exec.
+pub fn contained(c: &Contained<'_>) -> CommandWrap {
+    let namespaces = c.drop_to.is_some() && limits::namespaces_available();
+    let (limits, drop_to, jail) = (c.limits.clone(), c.drop_to, c.jail.cloned());
+    let mut command = CommandWrap::with_new(c.program, |cmd| {
+        cmd.args(c.args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .env_clear()
+            .envs(child_env())
+            .envs(c.env.iter().map(|(k, v)| (k, v)))
+            .env(MARK, c.marker);
+        if let Some(dir) = c.cwd {
+            cmd.current_dir(dir);
+        }
+        // SAFETY: the closure only makes async-signal-safe system calls (setrlimit,
+        // unshare, setgroups, setgid, setuid) and does not allocate.
+        unsafe {
+            cmd.pre_exec(move || {
+                limits::apply_in_child(&limits, drop_to, namespaces, jail.as_ref())
+            });
+        }
+    });
+    command.wrap(ProcessGroup::leader());
+    command
+}
+
 impl Drop for Process {
     fn drop(&mut self) {
         if let Some(r) = self.child.take() {
@@ -583,6 +622,21 @@ fn cmdline(proc_dir: &std::path::Path) -> String {
 impl Target for Process {
     fn name(&self) -> String {
         self.name.clone()
+    }
+
+    fn plays(&self) -> super::Plays {
+        if self.whole.is_some() {
+            super::Plays::BOTH
+        } else {
+            super::Plays::STEPS
+        }
+    }
+
+    fn program(&self) -> Result<super::Program, Fault> {
+        self.whole.clone().ok_or_else(|| Fault {
+            kind: FaultKind::Unsupported,
+            message: "this target is not a whole program".into(),
+        })
     }
 
     fn notes(&self) -> Vec<String> {

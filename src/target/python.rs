@@ -3,7 +3,8 @@
 //! The driver (`drivers/python_driver.py`, compiled into the binary) and a copy of the
 //! submission go into a private temporary folder; the child runs there, so it sees only its
 //! own files in its working directory. When broadside runs as root the folder belongs to the
-//! unprivileged user the child runs as.
+//! unprivileged user the child runs as. The same copy can also run as a whole program: the
+//! submission's `main()` under `drivers/python_main.py`, for dialogue scenarios.
 
 use super::Process;
 use super::limits::NOBODY;
@@ -13,6 +14,9 @@ use std::os::unix::fs::PermissionsExt;
 
 /// The bundled Python driver.
 pub const DRIVER: &str = include_str!("../../drivers/python_driver.py");
+
+/// The bundled launcher of a submission's `main()`, for dialogue scenarios.
+pub const MAIN_LAUNCHER: &str = include_str!("../../drivers/python_main.py");
 
 /// The Python interpreter used; `BROADSIDE_PYTHON` overrides it.
 pub fn interpreter() -> String {
@@ -35,8 +39,11 @@ pub fn target_as(path: &Utf8Path, uid: u32) -> Result<Process, String> {
     let src = std::fs::canonicalize(path).map_err(|e| format!("python:{path}: {e}"))?;
     let ws = Workspace::new()?;
     let driver = ws.boxed.join("broadside_driver.py");
-    std::fs::write(&driver, DRIVER).map_err(prepare)?;
-    std::fs::set_permissions(&driver, std::fs::Permissions::from_mode(0o644)).map_err(prepare)?;
+    let launcher = ws.boxed.join("broadside_main.py");
+    for (file, text) in [(&driver, DRIVER), (&launcher, MAIN_LAUNCHER)] {
+        std::fs::write(file, text).map_err(prepare)?;
+        std::fs::set_permissions(file, std::fs::Permissions::from_mode(0o644)).map_err(prepare)?;
+    }
     let copy = if src.is_dir() {
         copy_tree(&src, &ws.work, &|_, _| true).map_err(prepare)?;
         ws.work.clone()
@@ -55,5 +62,18 @@ pub fn target_as(path: &Utf8Path, uid: u32) -> Result<Process, String> {
         ws.inside(&copy),
     ];
     let jail = ws.seal(uid, &[])?;
-    Ok(ws.process(format!("python:{path}"), interpreter(), args, jail, uid))
+    let main_args = vec![
+        "-u".to_string(),
+        "-B".to_string(),
+        ws.inside(&launcher),
+        ws.inside(&copy),
+    ];
+    let name = format!("python:{path}");
+    let mut program = ws.program(name.clone(), interpreter(), main_args, jail.clone(), uid);
+    program
+        .env
+        .push(("PYTHONIOENCODING".into(), "utf-8".into()));
+    let mut process = ws.process(name, interpreter(), args, jail, uid);
+    process.whole = Some(program);
+    Ok(process)
 }

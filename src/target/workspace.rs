@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 /// A submission's private folder.
 pub struct Workspace {
-    dir: tempfile::TempDir,
+    dir: std::sync::Arc<tempfile::TempDir>,
     /// Whether the child is locked into a jail (root with namespaces).
     pub jailed: bool,
     jail_root: PathBuf,
@@ -46,7 +46,7 @@ impl Workspace {
             std::fs::set_permissions(d, std::fs::Permissions::from_mode(0o755)).map_err(prepare)?;
         }
         Ok(Workspace {
-            dir,
+            dir: std::sync::Arc::new(dir),
             jailed,
             jail_root,
             boxed,
@@ -83,7 +83,7 @@ impl Workspace {
     /// The target that runs `program args…` in this folder (in `jail`, when there is one) as
     /// `uid`; the folder lives as long as the target.
     pub fn process(
-        self,
+        &self,
         name: String,
         program: String,
         args: Vec<String>,
@@ -94,7 +94,25 @@ impl Workspace {
             Some(jail) => Process::new(name, program, args, None).jail(jail),
             None => Process::new(name, program, args, Some(self.work.clone())),
         };
-        process.run_as(uid).keep(self.dir)
+        process.run_as(uid).keep(self.dir.clone())
+    }
+}
+
+impl Workspace {
+    /// The interactive program `program args…` in this folder (in `jail`, when there is
+    /// one), run as `uid`; the folder lives as long as any copy of the program.
+    pub fn program(
+        &self,
+        name: String,
+        program: String,
+        args: Vec<String>,
+        jail: Option<Jail>,
+        uid: u32,
+    ) -> super::program::Program {
+        let cwd = jail.is_none().then(|| self.work.clone());
+        let mut p = super::program::Program::new(name, program, args, cwd).run_as(uid);
+        p.jail = jail.map(std::sync::Arc::new);
+        p.keep(self.dir.clone())
     }
 }
 

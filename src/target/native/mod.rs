@@ -85,6 +85,7 @@ fn make(
                     kind: FaultKind::Setup,
                     message,
                 },
+                plays: super::Plays::STEPS,
             }));
         }
     };

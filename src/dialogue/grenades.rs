@@ -1,0 +1,697 @@
+//! The grenades-8x8 dialogue (handout 002): place the human's 6 ships and 4 grenades (and
+//! invalid entries, which must be refused), fire the human's rockets, read every grid the
+//! program prints, and at the end read the revealed grid. Then the whole game is replayed
+//! against the reference with the computer's layout now known, checking every printed grid,
+//! the turn order (a grenade costs its shooter the next turn), re-called cells and the
+//! declared winner.
+//!
+//! Lines sent: a cell as the handout writes it, a letter then a number (`C4`; step 1); when
+//! the program then waits without a word (it reads the letter and the number as two
+//! tokens), the number alone follows. The letter names the column (spec decision
+//! letter-is-column); a program that reads it as the row shows every grid transposed, which
+//! is accepted (both readings are faithful to "a character followed by an integer").
+
+use super::read::{self, has_phrase, refuses};
+use super::talk::{Heard, Stop, Talk};
+use super::{Played, Progress};
+use crate::cell::Cell;
+use crate::engine::{Game, random_layout};
+use crate::scenario::{Dialogue, Scenario};
+use crate::spec::Rules;
+use crate::target::Program;
+use std::sync::Arc;
+
+/// The moves a grenades-8x8 dialogue may plan.
+pub const MOVES: [&str; 8] = [
+    "place-off-grid",
+    "place-occupied",
+    "place",
+    "fire-own-ship",
+    "fire-own-grenade",
+    "fire-off-grid",
+    "fire-recalled",
+    "sweep",
+];
+
+/// The grid's symbols (step 3).
+const ALPHABET: [char; 6] = ['_', 's', 'S', 'g', 'G', '*'];
+
+/// The human's player index (the spec's `players`: human, computer).
+const HUMAN: usize = 0;
+const COMPUTER: usize = 1;
+
+type Grid = Vec<Vec<char>>;
+
+/// One human rocket and what the program printed after it, up to its next question.
+struct Round {
+    cell: Cell,
+    text: String,
+    move_no: usize,
+    line: usize,
+}
+
+/// Plays one grenades-8x8 dialogue.
+pub fn play(scenario: &Scenario, plan: &Dialogue, program: &Program, at: &mut Progress) -> Played {
+    at.action = "start the program".into();
+    let (mut talk, opening) = match Talk::open(program, &[]) {
+        Ok(t) => t,
+        Err(stop) => {
+            return Played {
+                talk: None,
+                outcome: Err(stop),
+            };
+        }
+    };
+    let outcome = live(scenario, plan, &mut talk, opening, at);
+    Played {
+        talk: Some(talk),
+        outcome,
+    }
+}
+
+/// What the live game recorded, for the replay.
+struct Record {
+    /// The human's items: (item index, cell).
+    human: Vec<(usize, Cell)>,
+    /// What the program printed after the last placement, up to the first rocket prompt.
+    before_play: String,
+    rounds: Vec<Round>,
+    /// Whether the program ended by itself.
+    ended: bool,
+}
+
+fn live(
+    scenario: &Scenario,
+    plan: &Dialogue,
+    talk: &mut Talk,
+    opening: Heard,
+    at: &mut Progress,
+) -> Result<(), Stop> {
+    let rules = scenario.rules.clone();
+    let layout = random_layout(&rules, plan.seed)
+        .map_err(|e| Stop::diverged("plan", "a layout for the human", e))?;
+    let human_items: Vec<usize> = (0..rules.items.len())
+        .filter(|&i| rules.items[i].owner == HUMAN)
+        .collect();
+    let mut to_place: Vec<(usize, Cell)> = human_items.iter().map(|&i| (i, layout[i][0])).collect();
+    let mut rec = Record {
+        human: Vec::new(),
+        before_play: String::new(),
+        rounds: Vec::new(),
+        ended: false,
+    };
+    let mut last = opening;
+    let mut called: Vec<Cell> = Vec::new();
+    let n = rules.notation;
+    for (k, m) in plan.moves.iter().enumerate() {
+        at.move_no = k + 1;
+        at.line = m.line;
+        if rec.ended {
+            break;
+        }
+        let placing = !to_place.is_empty();
+        match m.name.as_str() {
+            "place-off-grid" | "place-occupied" | "place" if !placing => {
+                return Err(Stop::diverged(
+                    "plan",
+                    "a placement",
+                    "every item is placed already",
+                ));
+            }
+            "place-off-grid" => {
+                for bad in ["I3", "A9", "C0"] {
+                    at.action = format!("place a ship at `{bad}`, off the grid");
+                    let h = talk.say(bad)?;
+                    refused(
+                        &h,
+                        bad,
+                        "off the grid (step 1: \"If the character is not between 'A' (or a) and H (or h) or the integer is not between 1 and 8 ... display an error message and let the user try again\")",
+                    )?;
+                }
+            }
+            "place-occupied" => {
+                if rec.human.is_empty() {
+                    let (i, c) = to_place.remove(0);
+                    last = place(talk, at, &rules, i, c)?;
+                    rec.human.push((i, c));
+                }
+                let (_, c) = rec.human[0];
+                let cell = n.format(c.into());
+                at.action = format!("place an item on `{cell}`, already taken");
+                let h = talk.say(&cell)?;
+                refused(
+                    &h,
+                    &cell,
+                    "already taken (step 1: \"or there is already a grenade or a ship at that position ... display an error message and let the user try again\")",
+                )?;
+            }
+            "place" => {
+                while !to_place.is_empty() {
+                    let (i, c) = to_place.remove(0);
+                    last = place(talk, at, &rules, i, c)?;
+                    rec.human.push((i, c));
+                }
+                rec.before_play = last.text.clone();
+            }
+            _ if placing => {
+                return Err(Stop::diverged(
+                    "plan",
+                    "every item placed before the first rocket",
+                    "the scenario fires before `place`",
+                ));
+            }
+            "fire-off-grid" => {
+                for bad in ["J5", "D9"] {
+                    at.action = format!("fire a rocket at `{bad}`, off the grid");
+                    let h = talk.say(bad)?;
+                    refused(
+                        &h,
+                        bad,
+                        "off the grid (step 4: \"you must verify that the values are within the grid\")",
+                    )?;
+                }
+            }
+            "fire-own-ship" | "fire-own-grenade" | "fire-recalled" => {
+                let cell = match m.name.as_str() {
+                    "fire-own-ship" => rec
+                        .human
+                        .iter()
+                        .find(|(i, c)| !rules.items[*i].grenade && !called.contains(c))
+                        .map(|(_, c)| *c),
+                    "fire-own-grenade" => rec
+                        .human
+                        .iter()
+                        .find(|(i, c)| rules.items[*i].grenade && !called.contains(c))
+                        .map(|(_, c)| *c),
+                    // An exploded grenade first: re-calling it must do nothing.
+                    _ => rec
+                        .human
+                        .iter()
+                        .find(|(i, c)| rules.items[*i].grenade && called.contains(c))
+                        .map(|(_, c)| *c)
+                        .or_else(|| called.first().copied()),
+                };
+                let Some(cell) = cell else {
+                    return Err(Stop::diverged(
+                        "plan",
+                        format!("a cell for `{}`", m.name),
+                        "none left",
+                    ));
+                };
+                last = rocket(talk, at, &rules, cell, k + 1, m.line, &mut rec)?;
+                called = called_cells(&last.text, &called, cell);
+            }
+            "sweep" => {
+                let all: Vec<Cell> = (0..rules.rows)
+                    .flat_map(|row| (0..rules.cols).map(move |col| Cell { row, col }))
+                    .collect();
+                for cell in all {
+                    if rec.ended {
+                        break;
+                    }
+                    if called.contains(&cell) {
+                        continue;
+                    }
+                    last = rocket(talk, at, &rules, cell, k + 1, m.line, &mut rec)?;
+                    called = called_cells(&last.text, &called, cell);
+                }
+            }
+            other => return Err(Stop::diverged("plan", "a known move", format!("`{other}`"))),
+        }
+    }
+    if !rec.ended {
+        let h = talk.close()?;
+        if let Some(r) = rec.rounds.last_mut() {
+            r.text.push_str(&h.text);
+        }
+    }
+    replay(&rules, &rec, at)
+}
+
+/// Places item `i` on `c`: the cell, and the number alone if the program waits silently.
+fn place(
+    talk: &mut Talk,
+    at: &mut Progress,
+    rules: &Rules,
+    i: usize,
+    c: Cell,
+) -> Result<Heard, Stop> {
+    let what = if rules.items[i].grenade {
+        "grenade"
+    } else {
+        "ship"
+    };
+    let cell = rules.notation.format(c.into());
+    at.action = format!("place a {what} at `{cell}`");
+    let h = enter(talk, &cell)?;
+    if refuses(&h.text) {
+        return Err(Stop::diverged(
+            "placement",
+            format!("the {what} at {cell} accepted (an empty cell on the grid)"),
+            "it was refused",
+        ));
+    }
+    if h.ended {
+        return Err(Stop::diverged(
+            "ended",
+            "the program goes on asking",
+            "it ended",
+        ));
+    }
+    Ok(h)
+}
+
+/// Sends a cell (`C4`); if the program asks again without a word, the number alone.
+fn enter(talk: &mut Talk, cell: &str) -> Result<Heard, Stop> {
+    let h = talk.say(cell)?;
+    if h.ended || !h.text.trim().is_empty() {
+        return Ok(h);
+    }
+    let number: String = cell.chars().filter(char::is_ascii_digit).collect();
+    talk.say(&number)
+}
+
+/// Fires the human's rocket at `c` and records what the program printed.
+#[allow(clippy::too_many_arguments)]
+fn rocket(
+    talk: &mut Talk,
+    at: &mut Progress,
+    rules: &Rules,
+    c: Cell,
+    move_no: usize,
+    line: usize,
+    rec: &mut Record,
+) -> Result<Heard, Stop> {
+    let cell = rules.notation.format(c.into());
+    at.action = format!("the human's rocket at `{cell}`");
+    let h = enter(talk, &cell)?;
+    rec.rounds.push(Round {
+        cell: c,
+        text: h.text.clone(),
+        move_no,
+        line,
+    });
+    rec.ended = h.ended;
+    Ok(h)
+}
+
+/// A divergence unless `h` refuses the entry.
+fn refused(h: &Heard, entry: &str, why: &str) -> Result<(), Stop> {
+    let taken = read::has_stem(&h.text, &["already", "occupied", "taken"]);
+    if refuses(&h.text) || taken {
+        return Ok(());
+    }
+    Err(Stop::diverged(
+        "refused",
+        format!("`{entry}` refused: {why}"),
+        if h.ended {
+            "the program ended".to_string()
+        } else {
+            "no error message; the entry was taken".to_string()
+        },
+    ))
+}
+
+/// Cells called so far as the last printed grid shows them (plus `fired`), or the known
+/// ones when no grid can be read.
+fn called_cells(text: &str, known: &[Cell], fired: Cell) -> Vec<Cell> {
+    let mut out: Vec<Cell> = known.to_vec();
+    if let Some(g) = grids(text).last() {
+        for (r, row) in g.iter().enumerate() {
+            for (c, ch) in row.iter().enumerate() {
+                let cell = Cell {
+                    row: r as u8,
+                    col: c as u8,
+                };
+                if *ch != '_' && !out.contains(&cell) {
+                    out.push(cell);
+                }
+            }
+        }
+    }
+    if !out.contains(&fired) {
+        out.push(fired);
+    }
+    out
+}
+
+/// The 8×8 grids in `text`, in the handout's alphabet.
+fn grids(text: &str) -> Vec<Grid> {
+    read::grids(text, 8, 8, &|c| ALPHABET.contains(&c))
+}
+
+fn transpose(g: &Grid) -> Grid {
+    (0..g.len())
+        .map(|r| (0..g.len()).map(|c| g[c][r]).collect())
+        .collect()
+}
+
+fn as_grid(rows: &[String]) -> Grid {
+    rows.iter()
+        .map(|r| r.chars().filter(|c| *c != ' ').collect())
+        .collect()
+}
+
+fn show(g: &Grid) -> String {
+    g.iter()
+        .map(|r| r.iter().map(char::to_string).collect::<Vec<_>>().join(" "))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Replays the recorded game against the reference in the chosen reading of the spec's
+/// decision grenade-during-double-turn, and when that diverges, in its other reading (an
+/// `accept_also` one); passes if either does, else reports the replay that got further.
+fn replay(rules: &Arc<Rules>, rec: &Record, at: &mut Progress) -> Result<(), Stop> {
+    let mut first = Progress::default();
+    let Err(stop) = replay_as(rules, rec, &mut first, false) else {
+        *at = first;
+        return Ok(());
+    };
+    let mut other = Progress::default();
+    match replay_as(rules, rec, &mut other, true) {
+        Ok(()) => {
+            *at = other;
+            Ok(())
+        }
+        Err(stop2)
+            if other.move_no > first.move_no
+                || (other.move_no == first.move_no && other.line > first.line) =>
+        {
+            *at = other;
+            Err(stop2)
+        }
+        Err(_) => {
+            *at = first;
+            Err(stop)
+        }
+    }
+}
+
+/// One replay; `cancel` picks the other reading of grenade-during-double-turn.
+fn replay_as(
+    rules: &Arc<Rules>,
+    rec: &Record,
+    at: &mut Progress,
+    cancel: bool,
+) -> Result<(), Stop> {
+    let final_text = rec
+        .rounds
+        .last()
+        .map_or(rec.before_play.as_str(), |r| r.text.as_str());
+    at.action = "the grid revealed at the end".into();
+    at.output = Some(read::tail(final_text, 30));
+    let Some(revealed) = grids(final_text).last().cloned() else {
+        return Err(Stop::diverged(
+            "revealed",
+            "after the winner, the grid showing every ship and grenade (step 7)",
+            "no 8×8 grid of `_ s S g G *` at the end",
+        ));
+    };
+    // Which reading of "a letter and a number" the program took: the human's own items show
+    // where it put them.
+    let human_at = |g: &Grid| {
+        rec.human.iter().all(|(i, c)| {
+            let want = if rules.items[*i].grenade { 'g' } else { 's' };
+            g[usize::from(c.row)][usize::from(c.col)] == want
+        })
+    };
+    let transposed = if human_at(&revealed) {
+        false
+    } else if human_at(&transpose(&revealed)) {
+        true
+    } else {
+        return Err(Stop::diverged(
+            "revealed",
+            "the human's ships (s) and grenades (g) where they were placed",
+            show(&revealed),
+        ));
+    };
+    let read_grid = |g: &Grid| if transposed { transpose(g) } else { g.clone() };
+    let revealed = read_grid(&revealed);
+    let mut ships = Vec::new();
+    let mut grenades = Vec::new();
+    for (r, row) in revealed.iter().enumerate() {
+        for (c, ch) in row.iter().enumerate() {
+            let cell = Cell {
+                row: r as u8,
+                col: c as u8,
+            };
+            match ch {
+                'S' => ships.push(cell),
+                'G' => grenades.push(cell),
+                _ => {}
+            }
+        }
+    }
+    let want_ships = rules
+        .items
+        .iter()
+        .filter(|i| i.owner == COMPUTER && !i.grenade)
+        .count();
+    let want_grenades = rules
+        .items
+        .iter()
+        .filter(|i| i.owner == COMPUTER && i.grenade)
+        .count();
+    if ships.len() != want_ships || grenades.len() != want_grenades {
+        return Err(Stop::diverged(
+            "revealed",
+            format!(
+                "the computer's {want_ships} ships (S) and {want_grenades} grenades (G), each on a cell of its own (step 2: \"making sure that ... there is nothing at that position already\")"
+            ),
+            format!(
+                "{} S and {} G:\n{}",
+                ships.len(),
+                grenades.len(),
+                show(&revealed)
+            ),
+        ));
+    }
+    let mut game = Game::new(rules.clone());
+    game.cancel_lost_turns(cancel);
+    let mut comp_ships = ships.into_iter();
+    let mut comp_grenades = grenades.into_iter();
+    for (i, item) in rules.items.iter().enumerate() {
+        let cell = if item.owner == HUMAN {
+            rec.human.iter().find(|(j, _)| *j == i).map(|(_, c)| *c)
+        } else if item.grenade {
+            comp_grenades.next()
+        } else {
+            comp_ships.next()
+        };
+        if let Some(c) = cell
+            && game.place_cells(i, &[c]).is_err()
+        {
+            return Err(Stop::diverged(
+                "revealed",
+                "items on distinct cells",
+                show(&revealed),
+            ));
+        }
+    }
+    let state = |g: &Game| as_grid(&g.render(g.end().is_some()));
+    // Step 3: the initial grid, all `_`, before the first rocket.
+    at.move_no = rec.rounds.first().map_or(at.move_no, |r| r.move_no);
+    at.action = "the grid shown before the first rocket".into();
+    at.output = Some(read::tail(&rec.before_play, 30));
+    at.board = game.render(true);
+    let blank: Grid = vec![vec!['_'; 8]; 8];
+    match grids(&rec.before_play).last().map(read_grid) {
+        Some(g) if g == blank => {}
+        Some(g) => return Err(Stop::diverged("grid", show(&blank), show(&g))),
+        None => {
+            return Err(Stop::diverged(
+                "grid",
+                "the initial grid, every position `_` (step 3)",
+                "no 8×8 grid of `_ s S g G *` before the first rocket",
+            ));
+        }
+    }
+    for (k, round) in rec.rounds.iter().enumerate() {
+        let cell = rules.notation.format(round.cell.into());
+        at.move_no = round.move_no;
+        at.line = round.line;
+        at.action = format!("the human's rocket {} at `{cell}`", k + 1);
+        at.output = Some(read::tail(&round.text, 30));
+        if game.end().is_some() {
+            return Err(Stop::diverged(
+                "game over",
+                format!(
+                    "the game over and a winner declared (the {} had no ship left)",
+                    loser(&game)
+                ),
+                "the program asked for another rocket",
+            ));
+        }
+        if game.next_player() != "human" {
+            return Err(Stop::diverged(
+                "turn",
+                "the computer's turn (the human hit a grenade, so the computer plays twice)",
+                "the program asked the human for a rocket",
+            ));
+        }
+        game.fire(Some(HUMAN), round.cell.into());
+        at.board = game.render(true);
+        let printed: Vec<Grid> = grids(&round.text).iter().map(read_grid).collect();
+        let mut shown = printed.iter();
+        let Some(first) = shown.next() else {
+            return Err(Stop::diverged(
+                "grid",
+                "the grid after the human's rocket (step 4: \"display the new grid\")",
+                "no 8×8 grid of `_ s S g G *`",
+            ));
+        };
+        let mut now = as_grid(&game.render(false));
+        if *first != now {
+            return Err(Stop::diverged("grid", show(&now), show(first)));
+        }
+        let mut computer_turns = 0;
+        while game.end().is_none() && game.next_player() == "computer" {
+            computer_turns += 1;
+            let Some(g) = shown.next() else {
+                let why = if computer_turns > 1 {
+                    "the computer's second turn in a row (the human hit a grenade)"
+                } else {
+                    "the computer's turn"
+                };
+                return Err(Stop::diverged(
+                    "turn",
+                    format!("{why}, then its grid (step 5)"),
+                    "the program asked the human for the next rocket",
+                ));
+            };
+            let changed: Vec<Cell> = (0..8u8)
+                .flat_map(|r| (0..8u8).map(move |c| Cell { row: r, col: c }))
+                .filter(|c| {
+                    g[usize::from(c.row)][usize::from(c.col)]
+                        != now[usize::from(c.row)][usize::from(c.col)]
+                })
+                .collect();
+            match changed.as_slice() {
+                [] => {
+                    // A re-called cell: nothing happens, the turn is used (spec decision
+                    // computer-repeats).
+                    let again = (0..8u8)
+                        .flat_map(|r| (0..8u8).map(move |c| Cell { row: r, col: c }))
+                        .find(|c| game.was_targeted(*c))
+                        .unwrap_or(Cell { row: 0, col: 0 });
+                    game.fire(Some(COMPUTER), again.into());
+                }
+                [c] if now[usize::from(c.row)][usize::from(c.col)] == '_' => {
+                    game.fire(Some(COMPUTER), (*c).into());
+                }
+                _ => {
+                    return Err(Stop::diverged(
+                        "grid",
+                        format!("one computer rocket changes one `_` cell:\n{}", show(&now)),
+                        show(g),
+                    ));
+                }
+            }
+            at.board = game.render(true);
+            now = state(&game);
+            let drawn = if game.end().is_some() {
+                as_grid(&game.render(false))
+            } else {
+                now.clone()
+            };
+            if *g != drawn {
+                return Err(Stop::diverged("grid", show(&drawn), show(g)));
+            }
+        }
+        // Whatever else it printed this round: the same grid again, or the revealed one.
+        let over = game.end().is_some();
+        let plain = as_grid(&game.render(false));
+        let full = as_grid(&game.render(true));
+        for g in shown {
+            if *g == plain || (over && *g == full) {
+                continue;
+            }
+            let why = if over {
+                "the game was over"
+            } else {
+                "it was the human's turn (the computer hit a grenade, so the human plays twice)"
+            };
+            return Err(Stop::diverged(
+                "turn",
+                format!("no more rockets this round: {why}:\n{}", show(&plain)),
+                show(g),
+            ));
+        }
+    }
+    at.action = "the end of the game".into();
+    at.output = Some(read::tail(final_text, 30));
+    if game.end().is_none() {
+        return Err(Stop::diverged(
+            "game over",
+            "the game goes on: both players still have ships",
+            if rec.ended {
+                "the program ended"
+            } else {
+                "the program stopped asking for rockets"
+            },
+        ));
+    }
+    let full = as_grid(&game.render(true));
+    if revealed != full {
+        return Err(Stop::diverged("revealed", show(&full), show(&revealed)));
+    }
+    let human_won = game.winner() == Some("human");
+    let says_human = has_phrase(
+        final_text,
+        &[
+            "you win",
+            "you won",
+            "you have won",
+            "human wins",
+            "human won",
+            "player wins",
+            "player won",
+            "computer loses",
+            "computer lost",
+            "congratulations",
+        ],
+    );
+    let says_computer = has_phrase(
+        final_text,
+        &[
+            "computer wins",
+            "computer won",
+            "computer has won",
+            "you lose",
+            "you lost",
+            "you have lost",
+            "human loses",
+            "player loses",
+        ],
+    );
+    if (human_won && !says_human) || (!human_won && !says_computer) || (says_human && says_computer)
+    {
+        return Err(Stop::diverged(
+            "winner",
+            format!(
+                "the {} declared the winner (step 6; the {} has no ship left)",
+                if human_won { "human" } else { "computer" },
+                loser(&game)
+            ),
+            if says_human == says_computer {
+                "no clear winner in what the program printed".to_string()
+            } else if says_human {
+                "the human".to_string()
+            } else {
+                "the computer".to_string()
+            },
+        ));
+    }
+    Ok(())
+}
+
+/// Who lost: the player with no ship left.
+fn loser(game: &Game) -> &'static str {
+    if game.winner() == Some("human") {
+        "computer"
+    } else {
+        "human"
+    }
+}

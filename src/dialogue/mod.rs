@@ -1,0 +1,143 @@
+//! Dialogue scenarios: a whole interactive program driven through its standard input and
+//! judged, line by line, against the reference engine.
+//!
+//! battleboats and grenades-8x8 prescribe a program that talks to a person, and solo-10x10
+//! a `main()` that must never crash and must let the player quit. A dialogue scenario names
+//! a plan of moves (`[dialogue] moves = [...]`); each is turned into lines for the program
+//! at run time, from what the program has shown (battleboats' `print`, grenades-8x8's
+//! revealed grid) and from the reference engine playing the same game. What the program
+//! prints is read for its keywords and numbers, never as a fixed transcript: every student
+//! words prompts differently and the computer's moves are random. A failed step shows the
+//! last lines of the conversation, what was sent, what the reference expected, and the
+//! board.
+
+mod battleboats;
+mod grenades;
+pub mod read;
+mod session;
+mod solo;
+mod talk;
+
+pub use session::{OUTPUT_LIMIT, Session, Waited};
+
+use crate::report::{Divergence, ScenarioResult};
+use crate::scenario::Scenario;
+use crate::target::{Fault, FaultKind, Target};
+use talk::{Stop, Talk};
+
+/// The assignments graded as whole programs.
+pub const ASSIGNMENTS: [&str; 3] = ["battleboats", "grenades-8x8", "solo-10x10"];
+
+/// The moves a dialogue scenario of assignment `id` may plan; `None` for an assignment
+/// without dialogues.
+pub fn vocabulary(id: &str) -> Option<&'static [&'static str]> {
+    match id {
+        "battleboats" => Some(&battleboats::MOVES),
+        "grenades-8x8" => Some(&grenades::MOVES),
+        "solo-10x10" => Some(&solo::MOVES),
+        _ => None,
+    }
+}
+
+/// Where a dialogue is, for feedback: the move being played and the board as the reference
+/// sees it.
+#[derive(Debug, Default)]
+pub struct Progress {
+    /// 1-based; 0 before the first move (starting the program, choosing a mode).
+    pub move_no: usize,
+    /// The move's line in the scenario file.
+    pub line: usize,
+    /// What was being done, e.g. "fire (3, 4): sent `3 4`".
+    pub action: String,
+    /// The reference's board (ships shown), when it knows one.
+    pub board: Vec<String>,
+    /// What the program printed at that point, when the divergence is found after the game
+    /// (grenades-8x8 replays the game once the computer's layout is known); `None`: the
+    /// conversation's last lines.
+    pub output: Option<String>,
+}
+
+/// How a driver's game went: the conversation (if the program started) and where it
+/// stopped, if it did.
+pub struct Played {
+    pub talk: Option<Talk>,
+    pub outcome: Result<(), Stop>,
+}
+
+/// Plays `scenario`'s dialogue with a fresh run of `target`'s program.
+pub fn run(scenario: &Scenario, target: &dyn Target) -> ScenarioResult {
+    let mut result = ScenarioResult::new(scenario);
+    let Some(plan) = &scenario.dialogue else {
+        return result.errored(
+            Fault {
+                kind: FaultKind::Unsupported,
+                message: "not a dialogue scenario".into(),
+            },
+            None,
+        );
+    };
+    result.steps = plan.moves.len();
+    let program = match target.program() {
+        Ok(p) => p,
+        Err(f) => return result.errored(f, None),
+    };
+    let mut at = Progress::default();
+    let played = match scenario.assignment.as_str() {
+        "battleboats" => battleboats::play(scenario, plan, &program, &mut at),
+        "grenades-8x8" => grenades::play(scenario, plan, &program, &mut at),
+        "solo-10x10" => solo::play(scenario, plan, &program, &mut at),
+        other => Played {
+            talk: None,
+            outcome: Err(Stop::Faulted(Fault {
+                kind: FaultKind::Unsupported,
+                message: format!("{other} has no dialogue driver"),
+            })),
+        },
+    };
+    let tail = played.talk.as_ref().map(Talk::tail).unwrap_or_default();
+    let leftovers = played.talk.map(Talk::finish).unwrap_or_default();
+    result.steps_run = at.move_no.min(plan.moves.len());
+    match played.outcome {
+        Ok(()) if leftovers.is_empty() => {
+            result.steps_run = plan.moves.len();
+            result.passed()
+        }
+        Ok(()) => result.errored(
+            Fault {
+                kind: FaultKind::Leak,
+                message: format!(
+                    "processes the program started were still running after the game and were killed:\n{}",
+                    leftovers.join("\n")
+                ),
+            },
+            Some(plan.moves.len()),
+        ),
+        Err(Stop::Faulted(mut f)) => {
+            if !tail.is_empty() {
+                let last = read::tail(&tail, 12);
+                f.message = format!("{}\nThe conversation's last lines:\n{last}", f.message);
+            }
+            let step = (at.move_no > 0).then_some(at.move_no);
+            result.errored(f, step)
+        }
+        Err(Stop::Diverged {
+            check,
+            expected,
+            actual,
+        }) => result.failed(Divergence {
+            step: (at.move_no > 0).then_some(at.move_no),
+            line: if at.line > 0 {
+                at.line
+            } else {
+                plan.moves.first().map_or(1, |m| m.line)
+            },
+            action: at.action,
+            check,
+            expected,
+            actual,
+            note: None,
+            output: at.output.or((!tail.is_empty()).then_some(tail)),
+            board: at.board,
+        }),
+    }
+}

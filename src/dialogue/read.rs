@@ -1,0 +1,247 @@
+//! Reading what a program printed: keywords, numbers and grids, tolerant of wording.
+//!
+//! Students word their prompts differently; what counts is the keyword and the numbers
+//! (issue: "Tolerate wording around the keywords (case, punctuation, extra words)").
+
+/// The words of `text`, lower-cased: runs of letters (digits and punctuation split them).
+pub fn words(text: &str) -> Vec<String> {
+    text.split(|c: char| !c.is_alphabetic())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect()
+}
+
+/// Whether a word of `text` starts with one of `stems` (`"miss"` finds "MISSED!").
+pub fn has_stem(text: &str, stems: &[&str]) -> bool {
+    words(text)
+        .iter()
+        .any(|w| stems.iter().any(|s| w.starts_with(s)))
+}
+
+/// Whether `text` contains one of `phrases` (lower-cased, runs of spaces and punctuation
+/// read as one space).
+pub fn has_phrase(text: &str, phrases: &[&str]) -> bool {
+    let flat = format!(" {} ", words(text).join(" "));
+    phrases.iter().any(|p| flat.contains(&format!(" {p} ")))
+}
+
+/// Words that say an input was refused and will be asked again.
+pub const REFUSED: [&str; 9] = [
+    "invalid",
+    "error",
+    "try again",
+    "not valid",
+    "wrong",
+    "illegal",
+    "out of range",
+    "out of bounds",
+    "not allowed",
+];
+
+/// Whether `text` refuses the input it answers.
+pub fn refuses(text: &str) -> bool {
+    let flat = format!(" {} ", words(text).join(" "));
+    REFUSED.iter().any(|p| flat.contains(&format!(" {p}")))
+}
+
+/// The integers in `text`, in order (a `-` right before digits makes them negative).
+pub fn integers(text: &str) -> Vec<i64> {
+    let mut out = Vec::new();
+    let chars: Vec<char> = text.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        if chars[i].is_ascii_digit() {
+            let start = i;
+            while i < chars.len() && chars[i].is_ascii_digit() {
+                i += 1;
+            }
+            let digits: String = chars[start..i].iter().collect();
+            let negative = start > 0 && chars[start - 1] == '-';
+            if let Ok(n) = digits.parse::<i64>() {
+                out.push(if negative { -n } else { n });
+            }
+        } else {
+            i += 1;
+        }
+    }
+    out
+}
+
+/// The number printed for a word starting with `stem` ("turn" in "It took 25 turns",
+/// "Turns: 25", "turns = 25"): after the word when a `:` or `=` follows it, else the number
+/// right before it, else the next one after it on its line, else the nearest before.
+/// `None` when no such word has a number in its line.
+pub fn number_near(text: &str, stem: &str) -> Option<i64> {
+    let number = |t: &str| {
+        t.trim_matches(|c: char| !c.is_ascii_digit() && c != '-')
+            .parse::<i64>()
+            .ok()
+    };
+    for line in text.lines() {
+        let tokens: Vec<&str> = line.split_whitespace().collect();
+        for (i, t) in tokens.iter().enumerate() {
+            let word: String = t.trim_matches(|c: char| !c.is_alphabetic()).to_lowercase();
+            if !word.starts_with(stem) {
+                continue;
+            }
+            let labelled = t.ends_with(':')
+                || t.ends_with('=')
+                || tokens.get(i + 1).is_some_and(|n| *n == ":" || *n == "=");
+            let after = tokens[i + 1..].iter().find_map(|t| number(t));
+            let before = i.checked_sub(1).and_then(|j| number(tokens[j]));
+            let earlier = tokens[..i].iter().rev().find_map(|t| number(t));
+            let found = if labelled {
+                after.or(before)
+            } else {
+                before.or(after).or(earlier)
+            };
+            if found.is_some() {
+                return found;
+            }
+        }
+    }
+    None
+}
+
+/// The cells of one printed board row, if `line` is one of `cols` cells: single-character
+/// tokens separated by spaces (after an optional number label), or `cols` characters with
+/// no spaces. `|` and `[`/`]` are read as spaces.
+pub fn row_cells(line: &str, cols: usize) -> Option<Vec<char>> {
+    let cleaned: String = line
+        .chars()
+        .map(|c| if matches!(c, '|' | '[' | ']') { ' ' } else { c })
+        .collect();
+    let tokens: Vec<&str> = cleaned.split_whitespace().collect();
+    let single = |ts: &[&str]| ts.iter().all(|t| t.chars().count() == 1);
+    if tokens.len() == cols && single(&tokens) {
+        return Some(tokens.iter().filter_map(|t| t.chars().next()).collect());
+    }
+    if tokens.len() == cols + 1 && tokens[0].parse::<u32>().is_ok() && single(&tokens[1..]) {
+        return Some(
+            tokens[1..]
+                .iter()
+                .filter_map(|t| t.chars().next())
+                .collect(),
+        );
+    }
+    let compact = |t: &str| t.chars().count() == cols && !looks_like_a_word(t);
+    if tokens.len() == 1 && compact(tokens[0]) {
+        return Some(tokens[0].chars().collect());
+    }
+    if tokens.len() == 2 && tokens[0].parse::<u32>().is_ok() && compact(tokens[1]) {
+        return Some(tokens[1].chars().collect());
+    }
+    None
+}
+
+/// Whether a run of characters without spaces reads as a word (`command?`, `GAMEOVER`), not
+/// a board row: sentence punctuation, or letters only with three or more different ones.
+fn looks_like_a_word(t: &str) -> bool {
+    if t.chars().any(|c| "?!:,;'\"".contains(c)) {
+        return true;
+    }
+    let letters: std::collections::BTreeSet<char> =
+        t.chars().filter(|c| c.is_alphabetic()).collect();
+    t.chars().all(char::is_alphabetic) && letters.len() >= 3
+}
+
+/// Every grid of `rows` × `cols` cells printed in `text`, in order: `rows` consecutive board
+/// rows ([`row_cells`]); in a longer run (a header of column numbers reads as a row too),
+/// the last `rows`. `accept` filters the cells a row may hold.
+pub fn grids(
+    text: &str,
+    rows: usize,
+    cols: usize,
+    accept: &dyn Fn(char) -> bool,
+) -> Vec<Vec<Vec<char>>> {
+    let mut out = Vec::new();
+    let mut run: Vec<Vec<char>> = Vec::new();
+    let flush = |run: &mut Vec<Vec<char>>, out: &mut Vec<Vec<Vec<char>>>| {
+        if run.len() >= rows {
+            out.push(run[run.len() - rows..].to_vec());
+        }
+        run.clear();
+    };
+    for line in text.lines() {
+        match row_cells(line, cols) {
+            Some(cells) if cells.iter().all(|c| accept(*c)) => run.push(cells),
+            _ => flush(&mut run, &mut out),
+        }
+    }
+    flush(&mut run, &mut out);
+    out
+}
+
+/// The last `n` lines of `text` (for feedback).
+pub fn tail(text: &str, n: usize) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    lines[lines.len().saturating_sub(n)..].join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stems_ignore_case_and_punctuation() {
+        assert!(has_stem("*** MISSED! ***", &["miss"]));
+        assert!(has_stem("It's a hit.", &["hit"]));
+        assert!(!has_stem("white", &["hit"]));
+        assert!(has_phrase("You WIN!!", &["you win"]));
+        assert!(refuses("Invalid input. Please type r or c"));
+        assert!(!refuses("Which row?"));
+    }
+
+    #[test]
+    fn numbers_near_their_words() {
+        assert_eq!(
+            number_near("It took 25 turns and 23 cannon shots.", "turn"),
+            Some(25)
+        );
+        assert_eq!(
+            number_near("It took 25 turns and 23 cannon shots.", "shot"),
+            Some(23)
+        );
+        assert_eq!(number_near("Turns: 25  Shots: 23", "shot"), Some(23));
+        assert_eq!(
+            number_near("*** YOU WIN *** 25 turns, 23 cannon shots", "turn"),
+            Some(25)
+        );
+        assert_eq!(
+            number_near("*** YOU WIN *** 25 turns, 23 cannon shots", "shot"),
+            Some(23)
+        );
+        assert_eq!(number_near("TURNS: 27  SHOTS: 22", "turn"), Some(27));
+        assert_eq!(
+            number_near("Total turns = 8, total cannon shots = 6", "turn"),
+            Some(8)
+        );
+        assert_eq!(number_near("no numbers for turns", "turn"), None);
+        assert_eq!(integers("row -1 has 2"), vec![-1, 2]);
+    }
+
+    #[test]
+    fn board_rows_in_several_styles() {
+        assert_eq!(
+            row_cells("1 2 - - 3", 5),
+            Some(vec!['1', '2', '-', '-', '3'])
+        );
+        assert_eq!(
+            row_cells("4 | 1 2 - - 3 |", 5),
+            Some(vec!['1', '2', '-', '-', '3'])
+        );
+        assert_eq!(row_cells("XXX11", 5), Some(vec!['X', 'X', 'X', '1', '1']));
+        assert_eq!(
+            row_cells("10 ----A", 5),
+            Some(vec!['-', '-', '-', '-', 'A'])
+        );
+        assert_eq!(row_cells("Enter a row", 5), None);
+        assert_eq!(row_cells("command?", 8), None);
+        assert_eq!(row_cells("GAMEOVER", 8), None);
+        assert_eq!(row_cells("aaaaa---", 8).map(|r| r.len()), Some(8));
+        let text = "  0 1 2\n0 a - -\n1 a - b\n2 - - b\nnext?";
+        let g = grids(text, 3, 3, &|_| true);
+        assert_eq!(g.len(), 1);
+        assert_eq!(g[0][0], vec!['a', '-', '-']);
+    }
+}

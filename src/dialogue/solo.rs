@@ -1,0 +1,327 @@
+//! The solo-10x10 `main()` dialogue (handout 001, "main()"): "(a) there must be an option
+//! for the human player to quit the game at any time, (b) the program must never crash
+//! (i.e., no termination with Python error messages), whatever the human player does".
+//!
+//! The submission's `main()` runs under `drivers/python_main.py`, which hands it a fleet
+//! from the scenario's seed in place of `randomly_place_all_ships()`, so a played game's
+//! messages ("You have a hit!", "You missed!", "You sank a …!", the final shot count) can be
+//! checked against the reference for that fleet. A shot is sent as `row column` on one
+//! line; when that is refused, as the row and then the column on lines of their own.
+
+use super::read::{self, has_stem, refuses, words};
+use super::talk::{Heard, Stop, Talk};
+use super::{Played, Progress};
+use crate::cell::{Cell, RawCell};
+use crate::engine::{Game, Outcome, random_layout};
+use crate::scenario::{Dialogue, Scenario};
+use crate::spec::{Counter, Rules};
+use crate::target::Program;
+use std::sync::Arc;
+
+/// The moves a solo-10x10 dialogue may plan.
+pub const MOVES: [&str; 4] = ["hostile-input", "quit", "end-of-input", "play"];
+
+/// Lines no player should be able to crash the game with.
+fn hostile_lines() -> Vec<String> {
+    [
+        "abc",
+        "x y",
+        "-1",
+        "-1 -1",
+        "10 10",
+        "99 3",
+        "3",
+        "1 2 3",
+        "3.5 2",
+        "B 4",
+        "0x1 2",
+        "()",
+        "'; import os",
+        "\u{e9}\u{e8}\u{1f6a2}",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .chain([
+        "9".repeat(5000),
+        format!("1 {}", "1".repeat(400)),
+        " ".repeat(200),
+    ])
+    .collect()
+}
+
+/// Words a player may try to quit with, in order.
+const QUIT_WORDS: [&str; 3] = ["q", "quit", "exit"];
+
+/// Plays one solo-10x10 `main()` dialogue.
+pub fn play(scenario: &Scenario, plan: &Dialogue, program: &Program, at: &mut Progress) -> Played {
+    let rules = scenario.rules.clone();
+    let layout = match random_layout(&rules, plan.seed) {
+        Ok(l) => l,
+        Err(e) => {
+            return Played {
+                talk: None,
+                outcome: Err(Stop::diverged("plan", "a fleet for main()", e)),
+            };
+        }
+    };
+    let fleet: Vec<[serde_json::Value; 4]> = layout
+        .iter()
+        .map(|cells| {
+            let horizontal = cells.len() < 2 || cells[0].row == cells[1].row;
+            [
+                cells[0].row.into(),
+                cells[0].col.into(),
+                horizontal.into(),
+                cells.len().into(),
+            ]
+        })
+        .collect();
+    let env = [(
+        "BROADSIDE_FLEET".to_string(),
+        serde_json::to_string(&fleet).unwrap_or_default(),
+    )];
+    at.action = "start main()".into();
+    let (mut talk, opening) = match Talk::open(program, &env) {
+        Ok(t) => t,
+        Err(stop) => {
+            return Played {
+                talk: None,
+                outcome: Err(stop),
+            };
+        }
+    };
+    let mut game = Game::new(rules.clone());
+    for (i, cells) in layout.iter().enumerate() {
+        let _ = game.place_cells(i, cells);
+    }
+    at.board = game.render(true);
+    let mut solo = Solo {
+        rules,
+        game,
+        split: false,
+        heard: opening.text,
+        ended: opening.ended,
+    };
+    let outcome = solo.moves(plan, &mut talk, at);
+    Played {
+        talk: Some(talk),
+        outcome,
+    }
+}
+
+struct Solo {
+    rules: Arc<Rules>,
+    game: Game,
+    /// Whether shots go as two lines (row, then column).
+    split: bool,
+    /// Everything heard so far (to find the quit command offered).
+    heard: String,
+    ended: bool,
+}
+
+impl Solo {
+    fn moves(&mut self, plan: &Dialogue, talk: &mut Talk, at: &mut Progress) -> Result<(), Stop> {
+        for (k, m) in plan.moves.iter().enumerate() {
+            at.move_no = k + 1;
+            at.line = m.line;
+            if self.ended {
+                return Err(Stop::diverged(
+                    "ended",
+                    format!("main() still running for `{}`", m.name),
+                    "it had ended",
+                ));
+            }
+            match m.name.as_str() {
+                "hostile-input" => self.hostile(talk, at)?,
+                "quit" => return self.quit(talk, at),
+                "end-of-input" => {
+                    at.action = "close the input (end of file)".into();
+                    // A clean end, or a prompt that goes on waiting: both fine; a traceback
+                    // is a fault (Talk reports it).
+                    let _ = talk.close()?;
+                    return Ok(());
+                }
+                "play" => self.play_game(talk, at)?,
+                other => return Err(Stop::diverged("plan", "a known move", format!("`{other}`"))),
+            }
+        }
+        if !self.ended {
+            let _ = talk.close();
+        }
+        Ok(())
+    }
+
+    fn hear(&mut self, h: &Heard) {
+        self.heard.push_str(&h.text);
+        self.ended |= h.ended;
+    }
+
+    /// Sends each hostile line; the game must go on (an empty line may end it).
+    fn hostile(&mut self, talk: &mut Talk, at: &mut Progress) -> Result<(), Stop> {
+        for line in hostile_lines() {
+            let shown: String = line.chars().take(40).collect();
+            let more = if line.chars().count() > 40 { "…" } else { "" };
+            at.action = format!("send `{shown}{more}` ({} characters)", line.chars().count());
+            let h = talk.say(&line)?;
+            self.hear(&h);
+            if h.ended {
+                return Err(Stop::diverged(
+                    "ended",
+                    "the game goes on after input it cannot use (only the quit command ends it)",
+                    "main() returned",
+                ));
+            }
+        }
+        at.action = "send an empty line".into();
+        let h = talk.say("")?;
+        self.hear(&h);
+        Ok(())
+    }
+
+    /// The quit command: offered in what main() printed, and it ends the game cleanly.
+    fn quit(&mut self, talk: &mut Talk, at: &mut Progress) -> Result<(), Stop> {
+        at.action = "look for a quit command in what main() printed".into();
+        let offered = has_stem(&self.heard, &["quit", "exit", "stop", "leave"])
+            || words(&self.heard).iter().any(|w| w == "q");
+        if !offered {
+            return Err(Stop::diverged(
+                "quit",
+                "main() tells the player how to quit (handout: \"there must be an option for the human player to quit the game at any time\")",
+                "no mention of quit, exit or q",
+            ));
+        }
+        let mut tried = Vec::new();
+        for word in QUIT_WORDS {
+            tried.push(format!("`{word}`"));
+            at.action = format!("quit: sent {}", tried.join(", then "));
+            let h = talk.say(word)?;
+            self.hear(&h);
+            if h.ended {
+                return Ok(());
+            }
+        }
+        Err(Stop::diverged(
+            "quit",
+            "one of q, quit, exit ends the game",
+            "main() went on asking",
+        ))
+    }
+
+    /// Plays the whole game: a miss, a repeated miss, then every ship cell; checks each
+    /// message and the final shot count.
+    fn play_game(&mut self, talk: &mut Talk, at: &mut Progress) -> Result<(), Stop> {
+        let water = (0..self.rules.rows)
+            .flat_map(|r| (0..self.rules.cols).map(move |c| Cell { row: r, col: c }))
+            .find(|c| self.game.occupant(*c).is_none());
+        let mut plan: Vec<Cell> = water.into_iter().chain(water).collect();
+        for i in 0..self.rules.items.len() {
+            plan.extend(self.game.item_cells(i).iter().copied());
+        }
+        for c in plan {
+            self.shot(talk, at, c)?;
+            if self.game.end().is_some() {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    fn shot(&mut self, talk: &mut Talk, at: &mut Progress, c: Cell) -> Result<(), Stop> {
+        let (r, col) = (c.row.to_string(), c.col.to_string());
+        at.action = format!("shoot at row {r}, column {col}");
+        let answer = self.game.fire(None, RawCell::from(c));
+        at.board = self.game.render(true);
+        let h = if self.split {
+            self.split_shot(talk, &r, &col)?
+        } else {
+            let h = talk.say(&format!("{r} {col}"))?;
+            if !h.ended && refuses(&h.text) && said(&h.text).is_none() {
+                self.split = true;
+                self.split_shot(talk, &r, &col)?
+            } else {
+                h
+            }
+        };
+        self.hear(&h);
+        let (expected, message) = match answer.outcome {
+            Outcome::Sunk => (
+                "sunk",
+                format!("You sank a {}!", answer.ship.clone().unwrap_or_default()),
+            ),
+            Outcome::Hit => ("hit", "You have a hit!".to_string()),
+            _ => ("miss", "You missed!".to_string()),
+        };
+        let got = said(&h.text);
+        let right_ship = expected != "sunk"
+            || answer
+                .ship
+                .as_deref()
+                .is_some_and(|s| words(&h.text).iter().any(|w| w == s));
+        if got != Some(expected) || !right_ship {
+            return Err(Stop::diverged(
+                "outcome",
+                format!(
+                    "\"{message}\" (handout: the computer responds \"You have a hit!\" or \"You missed!\"; a sinking prints \"You sank a ship-type!\")"
+                ),
+                got.map_or("none of hit, missed, sank".to_string(), |w| {
+                    if w == "sunk" && !right_ship {
+                        "a sinking, without the right ship type".to_string()
+                    } else {
+                        format!("`{w}`")
+                    }
+                }),
+            ));
+        }
+        if self.game.end().is_some() {
+            let mut text = h.text.clone();
+            if !h.ended
+                && let Ok(more) = talk.close()
+            {
+                text.push_str(&more.text);
+            }
+            let shots = self.game.counter(Counter::Shots);
+            let said_shots = read::number_near(&text, "shot");
+            if said_shots != Some(i64::from(shots)) {
+                return Err(Stop::diverged(
+                    "shots",
+                    format!(
+                        "the game is over and took {shots} shots (handout: \"tells how many shots were required\")"
+                    ),
+                    said_shots.map_or("no number next to the word \"shots\"".to_string(), |n| {
+                        n.to_string()
+                    }),
+                ));
+            }
+            self.ended = true;
+        } else if h.ended {
+            return Err(Stop::diverged(
+                "ended",
+                "the game goes on: ships are afloat",
+                "main() returned",
+            ));
+        }
+        Ok(())
+    }
+
+    fn split_shot(&mut self, talk: &mut Talk, r: &str, c: &str) -> Result<Heard, Stop> {
+        let first = talk.say(r)?;
+        if first.ended || said(&first.text).is_some() {
+            return Ok(first);
+        }
+        talk.say(c)
+    }
+}
+
+/// The outcome a line of main()'s answer says: `sunk` (sank, sunk), else the first of
+/// `hit` and `miss`.
+fn said(text: &str) -> Option<&'static str> {
+    let ws = words(text);
+    if ws.iter().any(|w| w == "sank" || w == "sunk") {
+        return Some("sunk");
+    }
+    ws.iter().find_map(|w| match w.as_str() {
+        "hit" | "hits" => Some("hit"),
+        "miss" | "missed" | "misses" => Some("miss"),
+        _ => None,
+    })
+}

@@ -1,0 +1,232 @@
+//! A conversation with a program: say a line, hear what it printed until it asks again, and
+//! keep a transcript for feedback.
+
+use super::read;
+use super::session::{Session, Waited};
+use crate::target::{Fault, FaultKind, Program};
+use std::time::{Duration, Instant};
+
+/// Transcript lines kept for a divergence's feedback.
+const FEEDBACK_LINES: usize = 30;
+/// Characters of one transcript line kept for feedback.
+const LINE_CHARS: usize = 160;
+
+/// `line` cut to [`LINE_CHARS`], saying how long it was.
+fn clip(line: &str) -> String {
+    let n = line.chars().count();
+    if n <= LINE_CHARS {
+        return line.to_string();
+    }
+    let head: String = line.chars().take(LINE_CHARS).collect();
+    format!("{head}… ({n} characters)")
+}
+
+/// A Python traceback without the frames of broadside's own launcher and of importlib:
+/// the student's frames and the error are what a student needs.
+fn student_frames(trace: &[&str]) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut skipping = false;
+    for line in trace {
+        if line.trim_start().starts_with("File \"") {
+            skipping = line.contains("broadside_main.py") || line.contains("<frozen ");
+        } else if !line.starts_with("    ") {
+            skipping = false;
+        }
+        if !skipping {
+            out.push(clip(line));
+        }
+    }
+    out
+}
+
+/// Why a dialogue stopped before its plan was done.
+#[derive(Debug)]
+pub enum Stop {
+    /// The program answered, but not as the reference says.
+    Diverged {
+        check: String,
+        expected: String,
+        actual: String,
+    },
+    /// The program did not answer at all (ended with an exception, hung, flooded).
+    Faulted(Fault),
+}
+
+impl Stop {
+    /// A divergence on `check`.
+    pub fn diverged(check: &str, expected: impl Into<String>, actual: impl Into<String>) -> Stop {
+        Stop::Diverged {
+            check: check.to_string(),
+            expected: expected.into(),
+            actual: actual.into(),
+        }
+    }
+}
+
+/// What the program printed after a line, and whether it then ended (cleanly: an ending
+/// by exception or signal is a [`Stop::Faulted`]).
+pub struct Heard {
+    pub text: String,
+    pub ended: bool,
+}
+
+/// A program in conversation.
+pub struct Talk {
+    session: Session,
+    /// What was said and printed, for feedback: program lines, and `> line` for each line
+    /// sent.
+    log: Vec<String>,
+    deadline: Instant,
+    game_timeout: Duration,
+    /// Lines sent so far.
+    pub sent: usize,
+}
+
+impl Talk {
+    /// Starts `program` (with `env`) and hears its opening, up to its first question.
+    ///
+    /// Errors: it could not start, or faulted before asking anything.
+    pub fn open(program: &Program, env: &[(String, String)]) -> Result<(Talk, Heard), Stop> {
+        let session = Session::start(program, env).map_err(Stop::Faulted)?;
+        let mut talk = Talk {
+            session,
+            log: Vec::new(),
+            deadline: Instant::now() + program.limits.scenario_timeout,
+            game_timeout: program.limits.scenario_timeout,
+            sent: 0,
+        };
+        let heard = talk.hear()?;
+        Ok((talk, heard))
+    }
+
+    /// Sends `line` and hears the answer.
+    ///
+    /// Errors: the program faulted (see [`Talk::open`]), or it had already ended.
+    pub fn say(&mut self, line: &str) -> Result<Heard, Stop> {
+        self.log.push(clip(&format!("> {line}")));
+        self.sent += 1;
+        if !self.session.send(line) {
+            return Err(self.ended_early());
+        }
+        self.hear()
+    }
+
+    /// Closes the program's input and waits for it to end; what it printed meanwhile.
+    ///
+    /// Errors: as [`Talk::say`].
+    pub fn close(&mut self) -> Result<Heard, Stop> {
+        self.log.push("> (end of input)".into());
+        self.session.close_input();
+        self.hear()
+    }
+
+    fn hear(&mut self) -> Result<Heard, Stop> {
+        let left = self.deadline.saturating_duration_since(Instant::now());
+        let wait = self
+            .session
+            .answer_timeout()
+            .min(left.max(Duration::from_millis(1)));
+        let waited = self.session.wait(wait);
+        let text = self.session.take();
+        self.log.extend(text.lines().map(clip));
+        match waited {
+            Ok(Waited::Asking) => Ok(Heard { text, ended: false }),
+            Ok(Waited::Exited { code, signal }) => match self.fault_of(code, signal) {
+                Some(f) => Err(Stop::Faulted(f)),
+                None => Ok(Heard { text, ended: true }),
+            },
+            Err(mut f) if f.kind == FaultKind::Timeout && left <= wait => {
+                f.message = format!(
+                    "the game took longer than {:.0} s in all (an endless loop, or waiting for something?); it was stopped",
+                    self.game_timeout.as_secs_f64()
+                );
+                Err(Stop::Faulted(f))
+            }
+            Err(f) => Err(Stop::Faulted(f)),
+        }
+    }
+
+    /// The fault of an ending, if it was not a clean one: an exception's trace, or a signal.
+    fn fault_of(&self, code: Option<i32>, signal: Option<i32>) -> Option<Fault> {
+        let stderr = self.session.stderr();
+        let trace_at = ["Exception in thread", "Traceback (most recent call last)"]
+            .iter()
+            .filter_map(|m| stderr.find(m))
+            .min();
+        if let Some(at) = trace_at {
+            let trace: Vec<&str> = stderr[at..].lines().collect();
+            let trace = student_frames(&trace);
+            let shown = &trace[trace.len().saturating_sub(20)..];
+            return Some(Fault {
+                kind: FaultKind::Exception,
+                message: format!("the program ended with an error:\n{}", shown.join("\n")),
+            });
+        }
+        if let Some(sig) = signal {
+            let name = nix::sys::signal::Signal::try_from(sig)
+                .map(|s| s.as_str().to_string())
+                .unwrap_or_else(|_| format!("signal {sig}"));
+            let why = match sig {
+                24 => " (its CPU time ran out)",
+                25 => " (it wrote a file past the size limit)",
+                _ => "",
+            };
+            let kind = if matches!(sig, 24 | 25) {
+                FaultKind::Limit
+            } else {
+                FaultKind::Crash
+            };
+            return Some(Fault {
+                kind,
+                message: format!(
+                    "the program was killed by {name}{why}{}",
+                    stderr_tail(&stderr)
+                ),
+            });
+        }
+        match code {
+            Some(0) | None => None,
+            Some(c) => Some(Fault {
+                kind: FaultKind::Crash,
+                message: format!("the program exited with code {c}{}", stderr_tail(&stderr)),
+            }),
+        }
+    }
+
+    /// The stop for a program that closed its input: its fault, or a clean early end.
+    fn ended_early(&mut self) -> Stop {
+        match self.hear() {
+            Err(stop) => stop,
+            Ok(_) => Stop::diverged(
+                "input",
+                "the program reads the next line",
+                "it had already ended (it stopped reading its input)",
+            ),
+        }
+    }
+
+    /// The last lines of the conversation: what the program printed, with `> line` for what
+    /// was sent.
+    pub fn tail(&self) -> String {
+        self.log[self.log.len().saturating_sub(FEEDBACK_LINES)..].join("\n")
+    }
+
+    /// Everything printed since the program started.
+    pub fn transcript(&self) -> String {
+        self.session.transcript()
+    }
+
+    /// Stops the program; command lines of processes it left behind (killed).
+    pub fn finish(self) -> Vec<String> {
+        self.session.finish()
+    }
+}
+
+fn stderr_tail(stderr: &str) -> String {
+    let t = read::tail(stderr.trim(), 10);
+    if t.is_empty() {
+        String::new()
+    } else {
+        format!("; its last error output:\n{t}")
+    }
+}

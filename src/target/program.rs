@@ -1,0 +1,434 @@
+//! Whole interactive programs (`java:DIR`, `exec:"COMMAND"`): how to start one, and the
+//! target that plays dialogue scenarios with it.
+//!
+//! battleboats and grenades-8x8 prescribe no functions, only a program that talks to a
+//! person (handouts 004 and 002); such a target plays only dialogue scenarios
+//! ([`crate::dialogue`]), each in a fresh run of the program. Its protocol calls answer
+//! `unsupported`, and `run`/`grade` never make them: the harness plays only the scenarios a
+//! target [`Plays`].
+
+use super::limits::{self, Jail, Limits, MemoryKind};
+use super::workspace::{Workspace, copy_tree, prepare};
+use super::{Fault, FaultKind, Observed, Plays, Target};
+use crate::engine::Answer;
+use crate::scenario::{Action, Setup};
+use crate::spec::{Rules, StateKey};
+use camino::Utf8Path;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// How to start an interactive program, contained like every child: the command, its
+/// working folder or jail, the user it runs as and its limits. Cheap to clone; the private
+/// folder it runs in lives as long as any copy.
+#[derive(Clone)]
+pub struct Program {
+    /// How reports name it, e.g. `java:subs/ada`.
+    pub name: String,
+    pub program: String,
+    pub args: Vec<String>,
+    /// The working folder when there is no jail (`None`: broadside's own).
+    pub cwd: Option<PathBuf>,
+    /// Variables added to the minimal child environment.
+    pub env: Vec<(String, String)>,
+    pub limits: Limits,
+    /// The unprivileged user (as root only).
+    pub drop_to: Option<u32>,
+    pub jail: Option<Arc<Jail>>,
+    /// Which of several `main` methods was chosen, and why (for the report's notes).
+    pub note: Option<String>,
+    keep: Option<Arc<tempfile::TempDir>>,
+}
+
+impl Program {
+    /// `program args…` in `cwd`, as `nobody` when broadside runs as root, default limits.
+    pub fn new(name: String, program: String, args: Vec<String>, cwd: Option<PathBuf>) -> Program {
+        Program {
+            name,
+            program,
+            args,
+            cwd,
+            env: Vec::new(),
+            limits: Limits::default(),
+            drop_to: limits::running_as_root().then_some(limits::NOBODY),
+            jail: None,
+            note: None,
+            keep: None,
+        }
+    }
+
+    /// Runs it as `uid` (as root only).
+    pub fn run_as(mut self, uid: u32) -> Program {
+        if self.drop_to.is_some() {
+            self.drop_to = Some(uid);
+        }
+        self
+    }
+
+    /// Keeps `dir` alive as long as the program.
+    pub fn keep(mut self, dir: Arc<tempfile::TempDir>) -> Program {
+        self.keep = Some(dir);
+        self
+    }
+}
+
+/// A target that is a whole program: it plays dialogue scenarios only.
+pub struct ProgramTarget {
+    pub program: Program,
+}
+
+impl Target for ProgramTarget {
+    fn name(&self) -> String {
+        self.program.name.clone()
+    }
+    fn plays(&self) -> Plays {
+        Plays::DIALOGUES
+    }
+    fn program(&self) -> Result<Program, Fault> {
+        Ok(self.program.clone())
+    }
+    fn notes(&self) -> Vec<String> {
+        self.program.note.iter().cloned().collect()
+    }
+    fn new_game(&mut self, _: &Arc<Rules>, _: &Setup) -> Result<(), Fault> {
+        Err(only_dialogues())
+    }
+    fn act(&mut self, _: &Action) -> Result<Answer, Fault> {
+        Err(only_dialogues())
+    }
+    fn observe(&mut self, _: StateKey) -> Result<Observed, Fault> {
+        Err(only_dialogues())
+    }
+}
+
+fn only_dialogues() -> Fault {
+    Fault {
+        kind: FaultKind::Unsupported,
+        message: "a whole program plays dialogue scenarios only".into(),
+    }
+}
+
+/// `exec:"COMMAND"`: any interactive program, run by `sh -c` in broadside's working folder.
+pub fn exec(command: &str, limits: Limits, uid: u32) -> Program {
+    let mut p = Program::new(
+        format!("exec:{command}"),
+        "sh".into(),
+        vec!["-c".into(), command.into()],
+        None,
+    )
+    .run_as(uid);
+    p.limits = limits;
+    p
+}
+
+/// What a Java submission became: a program to run, or why there is none (it does not
+/// compile, or has no `main`: the student's fault, shown in the report).
+pub enum Built {
+    Ready(Box<Program>),
+    Failed(Fault),
+}
+
+/// Wall-clock time `javac` may take.
+pub const COMPILE_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// The Java compiler used; `BROADSIDE_JAVAC` overrides it.
+pub fn javac() -> String {
+    real_path(&std::env::var("BROADSIDE_JAVAC").unwrap_or_else(|_| "javac".to_string()))
+}
+
+/// The Java runtime used; `BROADSIDE_JAVA` overrides it.
+pub fn java() -> String {
+    real_path(&std::env::var("BROADSIDE_JAVA").unwrap_or_else(|_| "java".to_string()))
+}
+
+/// `LD_LIBRARY_PATH` for a JDK launcher at `launcher` (`…/bin/java`): its `lib` folder,
+/// which the launcher's `$ORIGIN` run path names but a jail without `/proc` cannot resolve.
+fn jdk_library_path(launcher: &str) -> Vec<(String, String)> {
+    let home = Path::new(launcher).parent().and_then(Path::parent);
+    home.map(|h| {
+        vec![(
+            "LD_LIBRARY_PATH".to_string(),
+            format!("{0}/lib:{0}/lib/server", h.to_string_lossy()),
+        )]
+    })
+    .unwrap_or_default()
+}
+
+/// `command` found on `PATH` and with its links resolved: a JDK's launchers find their
+/// libraries relative to where they really are, which a jail without `/proc` cannot tell
+/// them (`/usr/bin/javac` is a link into `/usr/lib/jvm`). Unchanged when not found.
+fn real_path(command: &str) -> String {
+    let found = if command.contains('/') {
+        Some(PathBuf::from(command))
+    } else {
+        std::env::var_os("PATH").and_then(|p| {
+            std::env::split_paths(&p)
+                .map(|d| d.join(command))
+                .find(|f| f.is_file())
+        })
+    };
+    found
+        .and_then(|f| std::fs::canonicalize(f).ok())
+        .map_or_else(|| command.to_string(), |f| f.to_string_lossy().into_owned())
+}
+
+/// `java:PATH`: compiles every `.java` file under PATH (a folder, or one file) with `javac`
+/// into a private build folder, contained like any child, and finds the class to run: the
+/// one with `public static void main`; of several, `Main`, then a name with `Game`, then
+/// the first by path (battleboats §"specify which main method we should run"), with a note.
+/// Sources are read as UTF-8, or as Windows-1252 (a superset of Latin-1) when a file is not
+/// valid UTF-8; a UTF-8 byte-order mark is dropped. The JVM gets a data-size memory limit
+/// (it reserves address space it never uses) and room for its threads.
+///
+/// Errors: the path does not exist, the folder cannot be prepared, or `javac` cannot be
+/// started (no JDK): the grader's problem. A compile error is [`Built::Failed`].
+pub fn java_target(path: &Utf8Path, limits: Limits, uid: u32) -> Result<Built, String> {
+    let src = std::fs::canonicalize(path).map_err(|e| format!("java:{path}: {e}"))?;
+    let ws = Workspace::new()?;
+    let sources = ws.work.join("src");
+    std::fs::create_dir_all(&sources).map_err(prepare)?;
+    if src.is_dir() {
+        let java = |name: &std::ffi::OsStr, dir: bool| {
+            let name = name.to_string_lossy();
+            if dir {
+                !name.starts_with('.') && name != "__MACOSX"
+            } else {
+                name.ends_with(".java")
+            }
+        };
+        copy_tree(&src, &sources, &java).map_err(prepare)?;
+    } else {
+        let name = src
+            .file_name()
+            .map(|n| n.to_os_string())
+            .unwrap_or_default();
+        std::fs::copy(&src, sources.join(name)).map_err(prepare)?;
+    }
+    let mut files = Vec::new();
+    java_files(&sources, &mut files).map_err(prepare)?;
+    files.sort();
+    if files.is_empty() {
+        return Ok(Built::Failed(Fault {
+            kind: FaultKind::Setup,
+            message: "no .java files in the submission".into(),
+        }));
+    }
+    let mut utf8 = true;
+    let mut texts = Vec::new();
+    for f in &files {
+        let mut bytes = std::fs::read(f).map_err(prepare)?;
+        if bytes.starts_with(&[0xEF, 0xBB, 0xBF]) {
+            bytes.drain(..3);
+            std::fs::write(f, &bytes).map_err(prepare)?;
+        }
+        utf8 &= std::str::from_utf8(&bytes).is_ok();
+        texts.push(String::from_utf8_lossy(&bytes).into_owned());
+    }
+    let encoding = if utf8 { "UTF-8" } else { "windows-1252" };
+    let rel = |f: &Path| {
+        f.strip_prefix(&ws.work)
+            .unwrap_or(f)
+            .to_string_lossy()
+            .into_owned()
+    };
+    let mains: Vec<(String, String)> = files
+        .iter()
+        .zip(&texts)
+        .filter(|(_, t)| has_main(t))
+        .map(|(f, t)| (class_name(f, t), rel(f)))
+        .collect();
+    let Some((main, note)) = choose_main(&mains) else {
+        return Ok(Built::Failed(Fault {
+            kind: FaultKind::Setup,
+            message: "no class has `public static void main(String[] args)`; broadside runs \
+                      the program from its main method"
+                .into(),
+        }));
+    };
+    let classes = ws.work.join("classes");
+    std::fs::create_dir_all(&classes).map_err(prepare)?;
+    let jail = ws.seal(uid, &[])?;
+    let mut args: Vec<String> = [
+        "-J-Xmx512m",
+        "-J-XX:+UseSerialGC",
+        "-J-XX:TieredStopAtLevel=1",
+        "-encoding",
+        encoding,
+        "-nowarn",
+        "-d",
+        "classes",
+    ]
+    .map(String::from)
+    .to_vec();
+    args.extend(files.iter().map(|f| rel(f)));
+    let jvm = jvm_limits(&limits);
+    let jdk_env = jdk_library_path(&javac());
+    let built = super::build::run_contained(&super::build::OneShot {
+        program: &javac(),
+        args: &args,
+        cwd: &ws.work,
+        limits: &Limits {
+            cpu_secs: 120,
+            file_size_mib: jvm.file_size_mib.max(64),
+            ..jvm.clone()
+        },
+        uid,
+        jail: jail.as_ref(),
+        env: &jdk_env,
+        timeout: COMPILE_TIMEOUT,
+    })
+    .map_err(|e| {
+        format!(
+            "could not run `{}` to compile java:{path}: {e} (install a JDK: apt-get install openjdk-17-jdk-headless)",
+            javac()
+        )
+    })?;
+    if built.timed_out || built.code != Some(0) {
+        let why = if built.timed_out {
+            format!(
+                "javac did not finish within {} s",
+                COMPILE_TIMEOUT.as_secs()
+            )
+        } else if built.code.is_none() {
+            "javac was killed by a signal".to_string()
+        } else {
+            "the program does not compile".to_string()
+        };
+        let shown = built
+            .output
+            .replace(&format!("{}/", ws.inside(&ws.work)), "");
+        return Ok(Built::Failed(Fault {
+            kind: FaultKind::Setup,
+            message: format!("{why}:\n{}", shown.trim_end()),
+        }));
+    }
+    let run_args: Vec<String> = [
+        "-Xmx256m",
+        "-Xss8m",
+        "-XX:+UseSerialGC",
+        "-XX:TieredStopAtLevel=1",
+        "-Dfile.encoding=UTF-8",
+        "-cp",
+        "classes",
+        main.as_str(),
+    ]
+    .map(String::from)
+    .to_vec();
+    let mut program = ws.program(format!("java:{path}"), java(), run_args, jail, uid);
+    program.env.extend(jdk_library_path(&java()));
+    program.limits = jvm;
+    program.note = note;
+    Ok(Built::Ready(Box::new(program)))
+}
+
+/// Limits for a JVM: data-size memory (a JVM reserves address space it never touches), at
+/// least 2 GiB of it, and room for its threads (counted as processes).
+fn jvm_limits(limits: &Limits) -> Limits {
+    Limits {
+        memory_mib: limits.memory_mib.max(2048),
+        memory_kind: MemoryKind::DataSize,
+        processes: limits.processes.max(256),
+        ..limits.clone()
+    }
+}
+
+/// Every `.java` file under `dir`.
+fn java_files(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+    for entry in std::fs::read_dir(dir)? {
+        let path = entry?.path();
+        if path.is_dir() {
+            java_files(&path, out)?;
+        } else if path.extension().is_some_and(|e| e == "java") {
+            out.push(path);
+        }
+    }
+    Ok(())
+}
+
+/// Whether a source declares `static void main(` (in either modifier order).
+fn has_main(text: &str) -> bool {
+    let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    [
+        "static void main(",
+        "static void main (",
+        "static public void main(",
+    ]
+    .iter()
+    .any(|p| flat.contains(p))
+}
+
+/// The class a file defines: its stem, qualified by its `package`.
+fn class_name(file: &Path, text: &str) -> String {
+    let stem = file
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let package = text.lines().find_map(|l| {
+        let l = l.trim();
+        let rest = l.strip_prefix("package ")?;
+        Some(rest.trim_end_matches(';').trim().to_string())
+    });
+    match package {
+        Some(p) if !p.is_empty() => format!("{p}.{stem}"),
+        _ => stem,
+    }
+}
+
+/// The class to run among `mains` (class, file), and a note when there were several.
+fn choose_main(mains: &[(String, String)]) -> Option<(String, Option<String>)> {
+    let simple = |c: &str| c.rsplit('.').next().unwrap_or(c).to_string();
+    let chosen = mains
+        .iter()
+        .find(|(c, _)| simple(c) == "Main")
+        .or_else(|| mains.iter().find(|(c, _)| simple(c).contains("Game")))
+        .or_else(|| mains.first())?;
+    let note = (mains.len() > 1).then(|| {
+        let all: Vec<&str> = mains.iter().map(|(c, _)| c.as_str()).collect();
+        format!(
+            "several classes have a main method ({}); broadside ran `{}` (Main first, then a name with Game, then the first by path)",
+            all.join(", "),
+            chosen.0
+        )
+    });
+    Some((chosen.0.clone(), note))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn main_is_found_in_either_modifier_order() {
+        assert!(has_main("public static void main(String[] a) {}"));
+        assert!(has_main("static public void main(String[] a) {}"));
+        assert!(has_main("public  static\nvoid main (String... a) {}"));
+        assert!(!has_main("public void mainly() {}"));
+    }
+
+    #[test]
+    fn a_package_qualifies_the_class() {
+        let f = Path::new("src/game/Main.java");
+        assert_eq!(
+            class_name(f, "package game.boats;\nclass Main {}"),
+            "game.boats.Main"
+        );
+        assert_eq!(class_name(f, "class Main {}"), "Main");
+    }
+
+    #[test]
+    fn main_then_game_then_first() {
+        let m = |v: &[&str]| -> Vec<(String, String)> {
+            v.iter().map(|c| (c.to_string(), String::new())).collect()
+        };
+        assert_eq!(choose_main(&m(&["A", "Main"])).unwrap().0, "Main");
+        assert_eq!(
+            choose_main(&m(&["A", "BattleBoatsGame"])).unwrap().0,
+            "BattleBoatsGame"
+        );
+        let (c, note) = choose_main(&m(&["A", "B"])).unwrap();
+        assert_eq!(c, "A");
+        assert!(note.unwrap().contains("A, B"));
+        assert_eq!(choose_main(&m(&["Solo"])).unwrap().1, None);
+        assert!(choose_main(&[]).is_none());
+    }
+}

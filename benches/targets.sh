@@ -4,12 +4,14 @@
 #   colab-6x6 (28 scenarios): the reference, the correct Python sample, the correct C sample
 #   (built with make), the correct Rust sample (built with cargo);
 #   move-limit-10x10: the correct Haskell sample against one scenario (mostly the GHC
-#   compile) and against all 22 (the difference is grading after the compile).
+#   compile) and against all 22 (the difference is grading after the compile);
+#   whole programs: the correct Java samples against their dialogue scenarios (battleboats 9,
+#   grenades-8x8 5; javac included) and solo-10x10's main() against its 4.
 # Run from the repository root:
 #
 #   bash benches/targets.sh [N]
 #
-# The README's native and Haskell timings come from this script.
+# The README's native, Haskell and whole-program timings come from this script.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 N=${1:-5}
@@ -36,3 +38,9 @@ printf '%-44s %s\n' "colab-6x6: native C (make)" "$(median "$C" --target native:
 printf '%-44s %s\n' "colab-6x6: native Rust (cargo)" "$(median "$C" --target native:fixtures/submissions/colab-6x6-native/correct-rust)"
 printf '%-44s %s\n' "move-limit-10x10: haskell, 1 scenario" "$(median "$M/02-hit-costs-nothing.toml" --target haskell:fixtures/submissions/move-limit-10x10/correct)"
 printf '%-44s %s\n' "move-limit-10x10: haskell, 22 scenarios" "$(median "$M" --target haskell:fixtures/submissions/move-limit-10x10/correct)"
+B=fixtures/scenarios/battleboats/dialogue
+G=fixtures/scenarios/grenades-8x8/dialogue
+S=fixtures/scenarios/solo-10x10/dialogue
+printf '%-44s %s\n' "battleboats: java, 9 dialogues" "$(median "$B" --target java:fixtures/submissions/battleboats/correct)"
+printf '%-44s %s\n' "grenades-8x8: java, 5 dialogues" "$(median "$G" --target java:fixtures/submissions/grenades-8x8/correct)"
+printf '%-44s %s\n' "solo-10x10: python main(), 4 dialogues" "$(median "$S" --target python:fixtures/submissions/solo-10x10/correct)"

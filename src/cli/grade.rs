@@ -27,8 +27,8 @@ pub struct GradeArgs {
     #[arg(long)]
     out: Utf8PathBuf,
     /// How to run a submission: a target with `{}` where the submission's folder goes, e.g.
-    /// `python:{}` or `cmd:java -cp {} Main` [default: `python:{}` or `haskell:{}` by the
-    /// assignment's language].
+    /// `python:{}` or `exec:./{}/game` [default: `python:{}`, `haskell:{}` or `java:{}` by
+    /// the assignment's language].
     #[arg(long)]
     target: Option<String>,
     /// Submissions graded at once, 1 to 256 [default: the number of cores].
@@ -135,8 +135,8 @@ pub fn grade(args: GradeArgs) -> anyhow::Result<u8> {
         ),
     };
     let make = |sub: &Submission, slot: usize| {
-        // A `cmd:` template goes through `sh -c`: the folder is quoted as one word.
-        let path = if template.starts_with("cmd:") {
+        // A `cmd:` or `exec:` template goes through `sh -c`: the folder is quoted as one word.
+        let path = if template.starts_with("cmd:") || template.starts_with("exec:") {
             shlex::try_quote(sub.path.as_str())
                 .map(|q| q.into_owned())
                 .unwrap_or_else(|_| sub.path.to_string())
@@ -261,8 +261,8 @@ fn check_out_folder(
     Ok(())
 }
 
-/// `python:{}` or `haskell:{}` when every scenario is for an assignment students write in
-/// that language.
+/// `python:{}`, `haskell:{}` or `java:{}` when every scenario is for an assignment students
+/// write in that language.
 fn default_template(
     scenarios: &[broadside::scenario::Scenario],
     specs: &broadside::spec::SpecSet,
@@ -274,8 +274,9 @@ fn default_template(
     match languages.into_iter().collect::<Vec<_>>().as_slice() {
         ["python"] => Ok("python:{}".to_string()),
         ["haskell"] => Ok("haskell:{}".to_string()),
+        ["java"] => Ok("java:{}".to_string()),
         other => anyhow::bail!(
-            "say how to run a submission with --target (e.g. `cmd:java -cp {{}} Main`, with `{{}}` for its folder): broadside runs Python and Haskell submissions by itself, and these scenarios are for {}",
+            "say how to run a submission with --target (e.g. `exec:./{{}}/game` or `native:{{}}`, with `{{}}` for its folder): broadside picks Python, Haskell and Java by itself, and these scenarios are for {}",
             other.join(", ")
         ),
     }

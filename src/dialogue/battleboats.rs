@@ -44,14 +44,9 @@ pub const MOVES: [&str; 14] = [
 /// Plays one battleboats dialogue.
 pub fn play(scenario: &Scenario, plan: &Dialogue, program: &Program, at: &mut Progress) -> Played {
     at.action = "start the program and choose the mode".into();
-    let (mut talk, opening) = match Talk::open(program, &[]) {
+    let (mut talk, opening) = match super::open(program, &[]) {
         Ok(t) => t,
-        Err(stop) => {
-            return Played {
-                talk: None,
-                outcome: Err(stop),
-            };
-        }
+        Err(played) => return *played,
     };
     let outcome = Boats::setup(scenario, &mut talk, opening, at)
         .and_then(|mut boats| boats.play(plan, &mut talk, at));

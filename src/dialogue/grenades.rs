@@ -36,6 +36,32 @@ pub const MOVES: [&str; 8] = [
 /// The grid's symbols (step 3).
 const ALPHABET: [char; 6] = ['_', 's', 'S', 'g', 'G', '*'];
 
+/// Phrases that declare the human the winner (step 6: "eventually declare a winner").
+const HUMAN_WINS: [&str; 10] = [
+    "you win",
+    "you won",
+    "you have won",
+    "human wins",
+    "human won",
+    "player wins",
+    "player won",
+    "computer loses",
+    "computer lost",
+    "congratulations",
+];
+
+/// Phrases that declare the computer the winner.
+const COMPUTER_WINS: [&str; 8] = [
+    "computer wins",
+    "computer won",
+    "computer has won",
+    "you lose",
+    "you lost",
+    "you have lost",
+    "human loses",
+    "player loses",
+];
+
 /// The human's player index (the spec's `players`: human, computer).
 const HUMAN: usize = 0;
 const COMPUTER: usize = 1;
@@ -53,14 +79,9 @@ struct Round {
 /// Plays one grenades-8x8 dialogue.
 pub fn play(scenario: &Scenario, plan: &Dialogue, program: &Program, at: &mut Progress) -> Played {
     at.action = "start the program".into();
-    let (mut talk, opening) = match Talk::open(program, &[]) {
+    let (mut talk, opening) = match super::open(program, &[]) {
         Ok(t) => t,
-        Err(stop) => {
-            return Played {
-                talk: None,
-                outcome: Err(stop),
-            };
-        }
+        Err(played) => return *played,
     };
     let outcome = live(scenario, plan, &mut talk, opening, at);
     Played {
@@ -76,8 +97,10 @@ struct Record {
     /// What the program printed after the last placement, up to the first rocket prompt.
     before_play: String,
     rounds: Vec<Round>,
-    /// Whether the program ended by itself.
+    /// Whether the game ended: the program ended, or showed the revealed grid.
     ended: bool,
+    /// Whether the program itself ended.
+    program_ended: bool,
 }
 
 fn live(
@@ -99,6 +122,7 @@ fn live(
         before_play: String::new(),
         rounds: Vec::new(),
         ended: false,
+        program_ended: false,
     };
     let mut last = opening;
     let mut called: Vec<Cell> = Vec::new();
@@ -219,9 +243,16 @@ fn live(
             other => return Err(Stop::diverged("plan", "a known move", format!("`{other}`"))),
         }
     }
-    if !rec.ended {
-        let h = talk.close()?;
-        if let Some(r) = rec.rounds.last_mut() {
+    if !rec.program_ended {
+        // After the revealed grid, what the program does at the end of its input (another
+        // game? an exception from its Scanner?) is not judged.
+        let closed = talk.close();
+        let h = if rec.ended {
+            closed.ok()
+        } else {
+            Some(closed?)
+        };
+        if let (Some(h), Some(r)) = (h, rec.rounds.last_mut()) {
             r.text.push_str(&h.text);
         }
     }
@@ -291,8 +322,21 @@ fn rocket(
         move_no,
         line,
     });
-    rec.ended = h.ended;
+    // The revealed grid ends the game (step 7), whether or not the program then ends or
+    // offers another game: no more rockets are sent.
+    rec.program_ended = h.ended;
+    rec.ended = h.ended || revealed_in(&h.text);
     Ok(h)
+}
+
+/// Whether `text` shows the grid of step 7, every ship and grenade revealed: nearly all of
+/// both players' items (9 or more each, so a program that put two on one cell still counts)
+/// on one grid, which no grid of a game still on shows.
+fn revealed_in(text: &str) -> bool {
+    grids(text).iter().any(|g| {
+        let count = |set: &[char]| g.iter().flatten().filter(|c| set.contains(c)).count();
+        count(&['S', 'G']) >= 9 && count(&['s', 'g']) >= 9
+    })
 }
 
 /// A divergence unless `h` refuses the entry.
@@ -626,7 +670,7 @@ fn replay_as(
         return Err(Stop::diverged(
             "game over",
             "the game goes on: both players still have ships",
-            if rec.ended {
+            if rec.program_ended {
                 "the program ended"
             } else {
                 "the program stopped asking for rockets"
@@ -638,34 +682,8 @@ fn replay_as(
         return Err(Stop::diverged("revealed", show(&full), show(&revealed)));
     }
     let human_won = game.winner() == Some("human");
-    let says_human = has_phrase(
-        final_text,
-        &[
-            "you win",
-            "you won",
-            "you have won",
-            "human wins",
-            "human won",
-            "player wins",
-            "player won",
-            "computer loses",
-            "computer lost",
-            "congratulations",
-        ],
-    );
-    let says_computer = has_phrase(
-        final_text,
-        &[
-            "computer wins",
-            "computer won",
-            "computer has won",
-            "you lose",
-            "you lost",
-            "you have lost",
-            "human loses",
-            "player loses",
-        ],
-    );
+    let says_human = has_phrase(final_text, &HUMAN_WINS);
+    let says_computer = has_phrase(final_text, &COMPUTER_WINS);
     if (human_won && !says_human) || (!human_won && !says_computer) || (says_human && says_computer)
     {
         return Err(Stop::diverged(

@@ -64,6 +64,30 @@ pub struct Played {
     pub outcome: Result<(), Stop>,
 }
 
+/// Starts `program` and hears its opening. Errors: how the game ended before it began,
+/// with the conversation so far when the program started (for feedback).
+fn open(
+    program: &crate::target::Program,
+    env: &[(String, String)],
+) -> Result<(Talk, talk::Heard), Box<Played>> {
+    let mut talk = match Talk::start(program, env) {
+        Ok(t) => t,
+        Err(stop) => {
+            return Err(Box::new(Played {
+                talk: None,
+                outcome: Err(stop),
+            }));
+        }
+    };
+    match talk.opening() {
+        Ok(heard) => Ok((talk, heard)),
+        Err(stop) => Err(Box::new(Played {
+            talk: Some(talk),
+            outcome: Err(stop),
+        })),
+    }
+}
+
 /// Plays `scenario`'s dialogue with a fresh run of `target`'s program.
 pub fn run(scenario: &Scenario, target: &dyn Target) -> ScenarioResult {
     let mut result = ScenarioResult::new(scenario);

@@ -81,14 +81,9 @@ pub fn play(scenario: &Scenario, plan: &Dialogue, program: &Program, at: &mut Pr
         serde_json::to_string(&fleet).unwrap_or_default(),
     )];
     at.action = "start main()".into();
-    let (mut talk, opening) = match Talk::open(program, &env) {
+    let (mut talk, opening) = match super::open(program, &env) {
         Ok(t) => t,
-        Err(stop) => {
-            return Played {
-                talk: None,
-                outcome: Err(stop),
-            };
-        }
+        Err(played) => return *played,
     };
     let mut game = Game::new(rules.clone());
     for (i, cells) in layout.iter().enumerate() {

@@ -83,25 +83,31 @@ pub struct Talk {
 }
 
 impl Talk {
-    /// Starts `program` (with `env`) and hears its opening, up to its first question.
+    /// Starts `program` (with `env`).
     ///
-    /// Errors: it could not start, or faulted before asking anything.
-    pub fn open(program: &Program, env: &[(String, String)]) -> Result<(Talk, Heard), Stop> {
+    /// Errors: it could not start.
+    pub fn start(program: &Program, env: &[(String, String)]) -> Result<Talk, Stop> {
         let session = Session::start(program, env).map_err(Stop::Faulted)?;
-        let mut talk = Talk {
+        Ok(Talk {
             session,
             log: Vec::new(),
             deadline: Instant::now() + program.limits.scenario_timeout,
             game_timeout: program.limits.scenario_timeout,
             sent: 0,
-        };
-        let heard = talk.hear()?;
-        Ok((talk, heard))
+        })
+    }
+
+    /// Hears the program's opening, up to its first question.
+    ///
+    /// Errors: it faulted before asking anything.
+    pub fn opening(&mut self) -> Result<Heard, Stop> {
+        self.hear()
     }
 
     /// Sends `line` and hears the answer.
     ///
-    /// Errors: the program faulted (see [`Talk::open`]), or it had already ended.
+    /// Errors: the program faulted (an exception, a signal, a timeout, too much output), or
+    /// it had already ended.
     pub fn say(&mut self, line: &str) -> Result<Heard, Stop> {
         self.log.push(clip(&format!("> {line}")));
         self.sent += 1;

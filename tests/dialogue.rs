@@ -1,0 +1,200 @@
+//! Dialogue scenarios against programs that misbehave: each ends in a complete result with
+//! the fault named (a program that hangs, floods, throws, or leaves a process behind), a
+//! cheat that prints every keyword does not pass, and `java:` builds what a student may hand
+//! in (Latin-1 sources, a package, a byte-order mark) and names what it cannot build.
+
+mod common;
+use common::broadside;
+
+use broadside::harness::{plays, run_scenario};
+use broadside::report::{ScenarioResult, Status};
+use broadside::scenario::Scenario;
+use broadside::spec::SpecSet;
+use broadside::target::limits::{Limits, NOBODY};
+use broadside::target::{FaultKind, Reference, Target, from_spec};
+use std::time::Duration;
+
+fn scenario(path: &str) -> Scenario {
+    let loaded = broadside::load::load(&[path.into()], &SpecSet::builtin());
+    assert!(loaded.errors.is_empty(), "{path}");
+    loaded.scenarios.into_iter().next().unwrap()
+}
+
+fn limits(answer_secs: u64) -> Limits {
+    Limits {
+        request_timeout: Duration::from_secs(answer_secs),
+        scenario_timeout: Duration::from_secs(30),
+        ..Limits::default()
+    }
+}
+
+fn play(target: &str, scenario_path: &str, answer_secs: u64) -> ScenarioResult {
+    let mut t = from_spec(target, limits(answer_secs), NOBODY).unwrap();
+    run_scenario(&scenario(scenario_path), t.as_mut())
+}
+
+const HITS: &str = "fixtures/scenarios/battleboats/dialogue/01-hits-and-sinking.toml";
+
+fn fault_of(r: &ScenarioResult) -> (FaultKind, String) {
+    assert_eq!(r.status, Status::Error, "{r:?}");
+    let f = r.fault.clone().unwrap();
+    (f.kind, f.message)
+}
+
+#[test]
+fn a_program_that_never_answers_is_stopped_with_a_timeout() {
+    let r = play("exec:python3 tests/fixtures/programs/sleeps.py", HITS, 1);
+    let (kind, message) = fault_of(&r);
+    assert_eq!(kind, FaultKind::Timeout, "{message}");
+    assert!(
+        message.contains("neither asked for input nor ended"),
+        "{message}"
+    );
+    assert!(message.contains("Welcome to Battleboats!"), "{message}");
+}
+
+#[test]
+fn a_program_that_prints_without_end_is_stopped_with_a_limit() {
+    let r = play("exec:python3 tests/fixtures/programs/floods.py", HITS, 20);
+    let (kind, message) = fault_of(&r);
+    assert_eq!(kind, FaultKind::Limit, "{message}");
+    assert!(message.contains("MiB"), "{message}");
+}
+
+#[test]
+fn an_exception_is_the_students_fault_with_their_trace() {
+    let r = play("exec:python3 tests/fixtures/programs/throws.py", HITS, 5);
+    let (kind, message) = fault_of(&r);
+    assert_eq!(kind, FaultKind::Exception, "{message}");
+    assert!(
+        message.contains("RuntimeError: the board was never made"),
+        "{message}"
+    );
+    // The conversation's last lines say what was sent.
+    assert!(message.contains("> 1"), "{message}");
+}
+
+#[test]
+fn printing_every_keyword_does_not_pass() {
+    for path in [
+        HITS,
+        "fixtures/scenarios/battleboats/dialogue/04-drone.toml",
+        "fixtures/scenarios/grenades-8x8/dialogue/01-full-game.toml",
+        "fixtures/scenarios/solo-10x10/dialogue/04-played-game.toml",
+    ] {
+        let r = play(
+            "exec:python3 tests/fixtures/programs/says-every-word.py",
+            path,
+            5,
+        );
+        assert_ne!(r.status, Status::Passed, "{path}: {r:?}");
+    }
+}
+
+#[test]
+fn a_program_that_reads_and_never_answers_fails_with_what_was_sent() {
+    let r = play(
+        "exec:python3 tests/fixtures/programs/reads-silently.py",
+        HITS,
+        5,
+    );
+    assert_eq!(r.status, Status::Failed, "{r:?}");
+    let d = r.divergence.unwrap();
+    assert_eq!(d.check, "layout");
+    assert!(d.action.contains("print"), "{}", d.action);
+    assert!(d.output.unwrap().contains("> print"));
+}
+
+#[test]
+fn a_process_left_behind_is_killed() {
+    let r = play(
+        "exec:python3 tests/fixtures/programs/leaves-a-child.py",
+        HITS,
+        5,
+    );
+    assert_ne!(r.status, Status::Passed);
+    // `sleep 1000` in a session of its own, found by the mark every child carries.
+    let left = std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| std::fs::read(e.path().join("cmdline")).ok())
+        .filter(|c| c == b"sleep\x001000\x00")
+        .count();
+    // Other tests may run their own `sleep 1000`; ours carried the mark and is gone, so at
+    // least the count does not grow with each run. Run twice to be sure.
+    let r2 = play(
+        "exec:python3 tests/fixtures/programs/leaves-a-child.py",
+        HITS,
+        5,
+    );
+    assert_ne!(r2.status, Status::Passed);
+    let after = std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| std::fs::read(e.path().join("cmdline")).ok())
+        .filter(|c| c == b"sleep\x001000\x00")
+        .count();
+    assert!(after <= left, "a `sleep 1000` outlived its dialogue");
+}
+
+#[test]
+fn java_sources_in_latin1_with_a_package_or_a_bom_compile() {
+    for dir in ["latin1", "packaged"] {
+        let r = play(&format!("java:tests/fixtures/java/{dir}"), HITS, 10);
+        // They compile and run (and end at once, which the dialogue calls a divergence).
+        assert_eq!(r.status, Status::Failed, "{dir}: {r:?}");
+    }
+}
+
+#[test]
+fn java_that_does_not_compile_or_has_no_main_is_a_setup_fault() {
+    let r = play("java:tests/fixtures/java/does-not-compile", HITS, 10);
+    let (kind, message) = fault_of(&r);
+    assert_eq!(kind, FaultKind::Setup);
+    assert!(message.contains("does not compile"), "{message}");
+    assert!(message.contains("incompatible types"), "{message}");
+    assert!(message.contains("src/Main.java:4"), "{message}");
+    let r = play("java:tests/fixtures/java/no-main", HITS, 10);
+    let (kind, message) = fault_of(&r);
+    assert_eq!(kind, FaultKind::Setup);
+    assert!(message.contains("main"), "{message}");
+}
+
+#[test]
+fn the_reference_plays_no_dialogue_and_a_program_no_step_scenario() {
+    let dialogue = scenario(HITS);
+    let steps = scenario("fixtures/scenarios/battleboats/01-handout-example.toml");
+    let reference = Reference::new();
+    assert!(!plays(&reference as &dyn Target, &dialogue));
+    assert!(plays(&reference as &dyn Target, &steps));
+    let program = from_spec("exec:true", Limits::default(), NOBODY).unwrap();
+    assert!(plays(program.as_ref(), &dialogue));
+    assert!(!plays(program.as_ref(), &steps));
+    let out = broadside()
+        .args(["run", "fixtures/scenarios/battleboats/dialogue"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("none of the 9 scenarios"), "{err}");
+}
+
+#[test]
+fn a_program_target_notes_the_step_scenarios_it_left_out() {
+    let out = broadside()
+        .args([
+            "run",
+            "fixtures/scenarios/grenades-8x8",
+            "--target",
+            "java:fixtures/submissions/grenades-8x8/correct",
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["summary"]["scenarios"], 5);
+    let notes = v["notes"].to_string();
+    assert!(notes.contains("step scenarios"), "{notes}");
+}

@@ -52,8 +52,9 @@ enum Command {
         /// What to grade: `reference` (the bundled engine), `python:PATH` (a student's .py file
         /// or folder), `haskell:PATH` (a Battleship.hs or its folder, compiled with GHC),
         /// `native:PATH` (a .so, or a folder with a Cargo crate, a Makefile or C sources,
-        /// implementing specs/abi/broadside.h) or `cmd:COMMAND` (any program that speaks the
-        /// protocol).
+        /// implementing specs/abi/broadside.h), `cmd:COMMAND` (any program that speaks the
+        /// protocol), `java:PATH` (a Java program's sources, compiled with javac) or
+        /// `exec:COMMAND` (any interactive program); the last two play dialogue scenarios.
         #[arg(long, default_value = "reference")]
         target: String,
         /// Report format.
@@ -182,6 +183,12 @@ fn fuzz(args: FuzzArgs) -> anyhow::Result<u8> {
     }
     let mut target = broadside::target::from_spec(&args.target, limits, limits::NOBODY)
         .map_err(anyhow::Error::msg)?;
+    if !target.plays().steps {
+        anyhow::bail!(
+            "`{}` is a whole program: fuzz plays random function calls, which only python:, haskell:, native:, cmd: and the reference answer",
+            args.target
+        );
+    }
     let outcome = broadside::fuzz::fuzz(&specs, target.as_mut(), &options)?;
     let _ = target.finish();
     let mut err = anstream::stderr();
@@ -375,7 +382,7 @@ fn warn_readable_hidden(scenarios: &[broadside::scenario::Scenario]) {
         let open = mode(&abs) & 0o004 != 0 && abs.ancestors().skip(1).all(|d| mode(d) & 0o001 != 0);
         if open {
             let jailed = if broadside::target::limits::namespaces_available() {
-                "python:, haskell: and native: targets run jailed, but a cmd: program sees what other users may read"
+                "python:, haskell:, native: and java: targets run jailed, but a cmd: or exec: program sees what other users may read"
             } else {
                 "this machine gives broadside no namespaces, so no target is jailed: student code sees what other users may read"
             };

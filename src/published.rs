@@ -8,25 +8,35 @@ use include_dir::{Dir, include_dir};
 
 static SCENARIOS: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/fixtures/scenarios");
 
-/// The embedded scenario files of `assignment` as `(path, text)`, sorted by path; paths read
-/// `fixtures/scenarios/<assignment>/<file>` as in a checkout.
+/// The embedded scenario files of `assignment`, its `dialogue` folder included, as
+/// `(path, text)`, sorted by path; paths read `fixtures/scenarios/<assignment>/<file>` as in
+/// a checkout.
 pub fn files(assignment: &str) -> Vec<(String, &'static str)> {
     let Some(dir) = SCENARIOS.get_dir(assignment) else {
         return Vec::new();
     };
-    let mut out: Vec<(String, &'static str)> = dir
-        .files()
-        .filter(|f| f.path().extension().is_some_and(|e| e == "toml"))
-        .filter_map(|f| {
+    let mut out = Vec::new();
+    collect(dir, &mut out);
+    out.sort();
+    out
+}
+
+/// The `.toml` files under `dir`, folders walked.
+fn collect(dir: &'static Dir<'static>, out: &mut Vec<(String, &'static str)>) {
+    for f in dir.files() {
+        if f.path().extension().is_some_and(|e| e == "toml")
+            && let Some(text) = f.contents_utf8()
+        {
             let path = format!(
                 "fixtures/scenarios/{}",
                 f.path().to_string_lossy().replace('\\', "/")
             );
-            f.contents_utf8().map(|text| (path, text))
-        })
-        .collect();
-    out.sort();
-    out
+            out.push((path, text));
+        }
+    }
+    for d in dir.dirs() {
+        collect(d, out);
+    }
 }
 
 /// The assignments with embedded scenarios, sorted.

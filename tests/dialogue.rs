@@ -153,7 +153,7 @@ fn java_that_does_not_compile_or_has_no_main_is_a_setup_fault() {
     assert_eq!(kind, FaultKind::Setup);
     assert!(message.contains("does not compile"), "{message}");
     assert!(message.contains("incompatible types"), "{message}");
-    assert!(message.contains("src/Main.java:4"), "{message}");
+    assert!(message.contains("\nMain.java:4"), "{message}");
     let r = play("java:tests/fixtures/java/no-main", HITS, 10);
     let (kind, message) = fault_of(&r);
     assert_eq!(kind, FaultKind::Setup);
@@ -197,4 +197,70 @@ fn a_program_target_notes_the_step_scenarios_it_left_out() {
     assert_eq!(v["summary"]["scenarios"], 5);
     let notes = v["notes"].to_string();
     assert!(notes.contains("step scenarios"), "{notes}");
+}
+
+#[test]
+fn a_process_the_program_leaves_in_its_group_is_a_leak_not_a_hang() {
+    let r = play(
+        "exec:sleep 1000 & echo 'type q to quit'; read x; echo bye; exit 0",
+        "fixtures/scenarios/solo-10x10/dialogue/02-quit.toml",
+        5,
+    );
+    let (kind, message) = fault_of(&r);
+    assert_eq!(kind, FaultKind::Leak, "{message}");
+    assert!(message.contains("sleep 1000"), "{message}");
+}
+
+#[test]
+fn where_reads_cannot_be_seen_a_quiet_spell_stands_in() {
+    let out = broadside()
+        .env("BROADSIDE_QUIET_INPUT", "1")
+        .args([
+            "run",
+            HITS,
+            "--target",
+            "java:fixtures/submissions/battleboats/correct",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}
+
+#[test]
+fn an_empty_exec_command_is_refused() {
+    assert!(from_spec("exec:  ", Limits::default(), NOBODY).is_err());
+}
+
+#[test]
+fn the_published_dialogues_are_built_in() {
+    let out = broadside()
+        .args([
+            "run",
+            "--assignment",
+            "solo-10x10",
+            "--target",
+            "python:fixtures/submissions/solo-10x10/main-cannot-quit",
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let failed: Vec<&str> = v["scenarios"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["status"] != "passed")
+        .map(|s| s["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        failed,
+        ["fixtures/scenarios/solo-10x10/dialogue/02-quit.toml"]
+    );
 }

@@ -279,8 +279,8 @@ fn hostile_submissions_fail_themselves_only() {
 #[test]
 fn wrong_inputs_are_refused_with_exit_2_or_a_clear_error() {
     let (_keep, out) = tmp();
-    // A suite for assignments broadside cannot run by itself needs --target.
-    let (code, err) = grade("fixtures/scenarios/battleboats", CLASS, &out, &[]);
+    // Suites for assignments in several languages need --target.
+    let (code, err) = grade("fixtures/scenarios", CLASS, &out, &[]);
     assert_eq!(code, 2);
     assert!(err.contains("--target"), "{err}");
     let (code, err) = grade(SUITE, CLASS, &out, &["--target", "python:"]);

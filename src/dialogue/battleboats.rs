@@ -12,7 +12,7 @@
 //! prints (the handout prescribes nothing; its cells are checked by later shots and the
 //! counts).
 
-use super::read::{self, has_phrase, has_stem, integers, refuses, words};
+use super::read::{self, asked_again, has_phrase, has_stem, integers, words};
 use super::talk::{Heard, Stop, Talk};
 use super::{Played, Progress};
 use crate::cell::{Cell, RawCell};
@@ -40,6 +40,32 @@ pub const MOVES: [&str; 14] = [
     "fire-missile-cell",
     "sink-all",
 ];
+
+/// Checks that a plan can be played: a repeat after a shot of its kind, a shot on a missile's
+/// cell after a missile, and nothing after `sink-all` (which ends the game).
+///
+/// Errors: the index of the first move that cannot be played, and why.
+pub fn check_plan(moves: &[&str]) -> Result<(), (usize, String)> {
+    for (i, m) in moves.iter().enumerate() {
+        let before = &moves[..i];
+        let after_any = |names: &[&str]| before.iter().any(|b| names.contains(b));
+        let problem = match *m {
+            _ if after_any(&["sink-all"]) => Some("nothing after `sink-all` (it ends the game)"),
+            "repeat-hit" if !after_any(&["hit-each-boat", "sink-smallest"]) => {
+                Some("a hit before `repeat-hit` (`hit-each-boat` or `sink-smallest`)")
+            }
+            "repeat-miss" if !after_any(&["miss"]) => Some("a `miss` before `repeat-miss`"),
+            "fire-missile-cell" if !after_any(&["missile-corner", "missile-off-board"]) => Some(
+                "a missile before `fire-missile-cell` (`missile-corner` or `missile-off-board`)",
+            ),
+            _ => None,
+        };
+        if let Some(p) = problem {
+            return Err((i, p.to_string()));
+        }
+    }
+    Ok(())
+}
 
 /// Plays one battleboats dialogue.
 pub fn play(scenario: &Scenario, plan: &Dialogue, program: &Program, at: &mut Progress) -> Played {
@@ -87,10 +113,11 @@ impl Boats {
         };
         at.action = format!("choose {word} mode: sent `{digit}`");
         let mut heard = talk.say(digit)?;
-        if refuses(&heard.text) {
+        if asked_again(&opening.text, &heard.text) {
             at.action = format!("choose {word} mode: sent `{digit}`, refused, then `{word}`");
+            let question = heard.text.clone();
             heard = talk.say(word)?;
-            if refuses(&heard.text) {
+            if asked_again(&question, &heard.text) {
                 return Err(Stop::diverged(
                     "mode",
                     format!("`{digit}` (or `{word}`) chooses {word} mode (§6)"),
@@ -141,6 +168,7 @@ impl Boats {
         for (i, m) in plan.moves.iter().enumerate() {
             at.move_no = i + 1;
             at.line = m.line;
+            at.move_name = m.name.clone();
             if self.over {
                 at.action = m.name.clone();
                 return Err(Stop::diverged(
@@ -343,10 +371,11 @@ impl Boats {
             at.board = self.game.render(true);
             return used_up(&heard.text, "drone");
         }
+        let mut question = heard.text.clone();
         if bad_input {
             at.action = "use the drone: sent `drone`, then `x` for row or column".to_string();
             let h = talk.say("x")?;
-            if !refuses(&h.text) {
+            if !asked_again(&question, &h.text) {
                 return Err(Stop::diverged(
                     "refused",
                     "`x` refused as row or column and asked again (§5 Drone: \"alert them until they type in a valid response\")",
@@ -356,12 +385,13 @@ impl Boats {
         }
         at.action = format!("use the drone on {word} {index}: sent `drone`, `{letter}`");
         let mut h = talk.say(letter)?;
-        if refuses(&h.text) {
+        if asked_again(&question, &h.text) {
             at.action = format!(
                 "use the drone on {word} {index}: sent `drone`, `{letter}` (refused), `{word}`"
             );
+            question = h.text.clone();
             h = talk.say(word)?;
-            if refuses(&h.text) {
+            if asked_again(&question, &h.text) {
                 return Err(Stop::diverged(
                     "drone",
                     format!("`{letter}` or `{word}` chooses a {word} (§5 Drone)"),
@@ -373,8 +403,9 @@ impl Boats {
         if bad_input {
             let off = i64::from(self.rules.rows) + 3;
             at.action = format!("use the drone on {word} {index}: sent an off-board index `{off}`");
+            let asked = h.text.clone();
             let h = talk.say(&off.to_string())?;
-            if !refuses(&h.text) {
+            if !asked_again(&asked, &h.text) {
                 return Err(Stop::diverged(
                     "refused",
                     format!(
@@ -478,7 +509,7 @@ impl Boats {
             at.action =
                 format!("launch the missile: sent `missile`, then the off-board centre `{off}`");
             let h = talk.say(&off)?;
-            if !refuses(&h.text) {
+            if !asked_again(&heard.text, &h.text) {
                 return Err(Stop::diverged(
                     "refused",
                     format!(
@@ -494,7 +525,7 @@ impl Boats {
         );
         let h = talk.say(&line)?;
         at.board = self.game.render(true);
-        if refuses(&h.text) || self.outcome_said(&h.text) == Some("penalty") {
+        if read::refuses(&h.text) || self.outcome_said(&h.text) == Some("penalty") {
             return Err(Stop::diverged(
                 "missile",
                 format!(
@@ -622,7 +653,7 @@ fn used_up(text: &str, power: &str) -> Result<(), Stop> {
     let said = has_stem(
         text,
         &[
-            "used", "max", "already", "limit", "exhaust", "none", "cannot",
+            "used", "max", "already", "limit", "exhaust", "none", "cannot", "left",
         ],
     ) || has_phrase(
         text,
@@ -668,12 +699,12 @@ fn fleet_words(rules: &Rules) -> String {
     )
 }
 
-/// The boats `print` showed: the last grid of the board's size in `text` whose non-water
+/// The boats `print` showed: the last window of the board's size in `text` whose non-water
 /// symbols make straight boats of the fleet's lengths (water is the commonest symbol; each
 /// other symbol is one boat, or several that do not touch).
 fn layout(text: &str, rules: &Rules) -> Result<Vec<Vec<Cell>>, Stop> {
     let (rows, cols) = (usize::from(rules.rows), usize::from(rules.cols));
-    let grids = read::grids(text, rows, cols, &|c| !c.is_whitespace());
+    let grids = read::windows(text, rows, cols, &|c| !c.is_whitespace());
     let mut want: Vec<u8> = rules.items.iter().map(|i| i.length).collect();
     want.sort_unstable();
     let mut last_problem = format!("no {rows}×{cols} grid in what `print` printed");

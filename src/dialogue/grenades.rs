@@ -11,7 +11,7 @@
 //! letter-is-column); a program that reads it as the row shows every grid transposed, which
 //! is accepted (both readings are faithful to "a character followed by an integer").
 
-use super::read::{self, has_phrase, refuses};
+use super::read::{self, asked_again, has_phrase, refuses};
 use super::talk::{Heard, Stop, Talk};
 use super::{Played, Progress};
 use crate::cell::Cell;
@@ -74,6 +74,50 @@ struct Round {
     text: String,
     move_no: usize,
     line: usize,
+    /// The move that sent it.
+    name: String,
+}
+
+/// Checks that a plan can be played: every placement move before `place` (which places the
+/// rest), `place` before any rocket, a re-call after a rocket, and nothing after `sweep`
+/// (which plays the game to its end).
+///
+/// Errors: the index of the first move that cannot be played, and why.
+pub fn check_plan(moves: &[&str]) -> Result<(), (usize, String)> {
+    let placing = ["place-off-grid", "place-occupied", "place"];
+    for (i, m) in moves.iter().enumerate() {
+        let before = &moves[..i];
+        let placed = before.contains(&"place");
+        let problem = match *m {
+            _ if before.contains(&"sweep") => {
+                Some("nothing after `sweep` (it plays the game to its end)")
+            }
+            m if placing.contains(&m) && placed => {
+                Some("every placement move before `place`, which places the rest")
+            }
+            m if !placing.contains(&m) && !placed => {
+                Some("`place` before any rocket (the human's ships and grenades go first, step 1)")
+            }
+            "fire-recalled"
+                if !before
+                    .iter()
+                    .any(|b| b.starts_with("fire-") && *b != "fire-off-grid") =>
+            {
+                Some("a rocket before `fire-recalled` (`fire-own-ship` or `fire-own-grenade`)")
+            }
+            _ => None,
+        };
+        if let Some(p) = problem {
+            return Err((i, p.to_string()));
+        }
+    }
+    if !moves.contains(&"place") {
+        return Err((
+            moves.len().saturating_sub(1),
+            "a `place` move (the human's ships and grenades)".into(),
+        ));
+    }
+    Ok(())
 }
 
 /// Plays one grenades-8x8 dialogue.
@@ -130,6 +174,7 @@ fn live(
     for (k, m) in plan.moves.iter().enumerate() {
         at.move_no = k + 1;
         at.line = m.line;
+        at.move_name = m.name.clone();
         if rec.ended {
             break;
         }
@@ -147,10 +192,12 @@ fn live(
                     at.action = format!("place a ship at `{bad}`, off the grid");
                     let h = talk.say(bad)?;
                     refused(
+                        &last.text,
                         &h,
                         bad,
                         "off the grid (step 1: \"If the character is not between 'A' (or a) and H (or h) or the integer is not between 1 and 8 ... display an error message and let the user try again\")",
                     )?;
+                    last = h;
                 }
             }
             "place-occupied" => {
@@ -164,10 +211,12 @@ fn live(
                 at.action = format!("place an item on `{cell}`, already taken");
                 let h = talk.say(&cell)?;
                 refused(
+                    &last.text,
                     &h,
                     &cell,
                     "already taken (step 1: \"or there is already a grenade or a ship at that position ... display an error message and let the user try again\")",
                 )?;
+                last = h;
             }
             "place" => {
                 while !to_place.is_empty() {
@@ -189,10 +238,12 @@ fn live(
                     at.action = format!("fire a rocket at `{bad}`, off the grid");
                     let h = talk.say(bad)?;
                     refused(
+                        &last.text,
                         &h,
                         bad,
                         "off the grid (step 4: \"you must verify that the values are within the grid\")",
                     )?;
+                    last = h;
                 }
             }
             "fire-own-ship" | "fire-own-grenade" | "fire-recalled" => {
@@ -321,28 +372,29 @@ fn rocket(
         text: h.text.clone(),
         move_no,
         line,
+        name: at.move_name.clone(),
     });
-    // The revealed grid ends the game (step 7), whether or not the program then ends or
+    // A grid with a whole fleet sunk ends the game, whether or not the program then ends or
     // offers another game: no more rockets are sent.
     rec.program_ended = h.ended;
-    rec.ended = h.ended || revealed_in(&h.text);
+    rec.ended = h.ended || fleet_sunk_in(&h.text);
     Ok(h)
 }
 
-/// Whether `text` shows the grid of step 7, every ship and grenade revealed: nearly all of
-/// both players' items (9 or more each, so a program that put two on one cell still counts)
-/// on one grid, which no grid of a game still on shows.
-fn revealed_in(text: &str) -> bool {
+/// Whether a grid in `text` shows one player's 6 ships all sunk (6 `S` or 6 `s`): ships
+/// sink at one rocket and show once called, so only a game that is over shows that.
+fn fleet_sunk_in(text: &str) -> bool {
     grids(text).iter().any(|g| {
-        let count = |set: &[char]| g.iter().flatten().filter(|c| set.contains(c)).count();
-        count(&['S', 'G']) >= 9 && count(&['s', 'g']) >= 9
+        let count = |ch: char| g.iter().flatten().filter(|c| **c == ch).count();
+        count('S') >= 6 || count('s') >= 6
     })
 }
 
-/// A divergence unless `h` refuses the entry.
-fn refused(h: &Heard, entry: &str, why: &str) -> Result<(), Stop> {
+/// A divergence unless `h` refuses the entry that answered `question` (an error word, or
+/// the same question again).
+fn refused(question: &str, h: &Heard, entry: &str, why: &str) -> Result<(), Stop> {
     let taken = read::has_stem(&h.text, &["already", "occupied", "taken"]);
-    if refuses(&h.text) || taken {
+    if asked_again(question, &h.text) || taken {
         return Ok(());
     }
     Err(Stop::diverged(
@@ -407,12 +459,18 @@ fn show(g: &Grid) -> String {
 /// decision grenade-during-double-turn, and when that diverges, in its other reading (an
 /// `accept_also` one); passes if either does, else reports the replay that got further.
 fn replay(rules: &Arc<Rules>, rec: &Record, at: &mut Progress) -> Result<(), Stop> {
-    let mut first = Progress::default();
+    let base = || Progress {
+        move_no: at.move_no,
+        line: at.line,
+        move_name: at.move_name.clone(),
+        ..Progress::default()
+    };
+    let mut first = base();
     let Err(stop) = replay_as(rules, rec, &mut first, false) else {
         *at = first;
         return Ok(());
     };
-    let mut other = Progress::default();
+    let mut other = base();
     match replay_as(rules, rec, &mut other, true) {
         Ok(()) => {
             *at = other;
@@ -443,6 +501,11 @@ fn replay_as(
         .rounds
         .last()
         .map_or(rec.before_play.as_str(), |r| r.text.as_str());
+    if let Some(r) = rec.rounds.last() {
+        at.move_no = r.move_no;
+        at.line = r.line;
+        at.move_name = r.name.clone();
+    }
     at.action = "the grid revealed at the end".into();
     at.output = Some(read::tail(final_text, 30));
     let Some(revealed) = grids(final_text).last().cloned() else {
@@ -536,7 +599,11 @@ fn replay_as(
     }
     let state = |g: &Game| as_grid(&g.render(g.end().is_some()));
     // Step 3: the initial grid, all `_`, before the first rocket.
-    at.move_no = rec.rounds.first().map_or(at.move_no, |r| r.move_no);
+    if let Some(r) = rec.rounds.first() {
+        at.move_no = r.move_no;
+        at.line = r.line;
+        at.move_name = r.name.clone();
+    }
     at.action = "the grid shown before the first rocket".into();
     at.output = Some(read::tail(&rec.before_play, 30));
     at.board = game.render(true);
@@ -556,6 +623,7 @@ fn replay_as(
         let cell = rules.notation.format(round.cell.into());
         at.move_no = round.move_no;
         at.line = round.line;
+        at.move_name = round.name.clone();
         at.action = format!("the human's rocket {} at `{cell}`", k + 1);
         at.output = Some(read::tail(&round.text, 30));
         if game.end().is_some() {

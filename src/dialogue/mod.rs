@@ -39,12 +39,26 @@ pub fn vocabulary(id: &str) -> Option<&'static [&'static str]> {
     }
 }
 
+/// Checks that a plan of moves (all from the assignment's vocabulary) can be played in its
+/// order. Errors: the index of the first move that cannot, and why.
+pub fn check_plan(id: &str, moves: &[&str]) -> Result<(), (usize, String)> {
+    match id {
+        "battleboats" => battleboats::check_plan(moves),
+        "grenades-8x8" => grenades::check_plan(moves),
+        "solo-10x10" => solo::check_plan(moves),
+        _ => Ok(()),
+    }
+}
+
 /// Where a dialogue is, for feedback: the move being played and the board as the reference
 /// sees it.
 #[derive(Debug, Default)]
 pub struct Progress {
-    /// 1-based; 0 before the first move (starting the program, choosing a mode).
+    /// 1-based; before the first move (starting the program, choosing a mode) it is 1 with
+    /// an empty `move_name`.
     pub move_no: usize,
+    /// The move being played (`repeat-hit`); empty before the first.
+    pub move_name: String,
     /// The move's line in the scenario file.
     pub line: usize,
     /// What was being done, e.g. "fire (3, 4): sent `3 4`".
@@ -105,7 +119,11 @@ pub fn run(scenario: &Scenario, target: &dyn Target) -> ScenarioResult {
         Ok(p) => p,
         Err(f) => return result.errored(f, None),
     };
-    let mut at = Progress::default();
+    let mut at = Progress {
+        move_no: 1,
+        line: plan.moves.first().map_or(1, |m| m.line),
+        ..Progress::default()
+    };
     let played = match scenario.assignment.as_str() {
         "battleboats" => battleboats::play(scenario, plan, &program, &mut at),
         "grenades-8x8" => grenades::play(scenario, plan, &program, &mut at),
@@ -120,7 +138,16 @@ pub fn run(scenario: &Scenario, target: &dyn Target) -> ScenarioResult {
     };
     let tail = played.talk.as_ref().map(Talk::tail).unwrap_or_default();
     let leftovers = played.talk.map(Talk::finish).unwrap_or_default();
-    result.steps_run = at.move_no.min(plan.moves.len());
+    result.steps_run = if at.move_name.is_empty() {
+        0
+    } else {
+        at.move_no.min(plan.moves.len())
+    };
+    let action = if at.move_name.is_empty() {
+        format!("before the first move: {}", at.action)
+    } else {
+        format!("{}: {}", at.move_name, at.action)
+    };
     match played.outcome {
         Ok(()) if leftovers.is_empty() => {
             result.steps_run = plan.moves.len();
@@ -141,25 +168,21 @@ pub fn run(scenario: &Scenario, target: &dyn Target) -> ScenarioResult {
                 let last = read::tail(&tail, 12);
                 f.message = format!("{}\nThe conversation's last lines:\n{last}", f.message);
             }
-            let step = (at.move_no > 0).then_some(at.move_no);
-            result.errored(f, step)
+            result.errored(f, Some(at.move_no))
         }
         Err(Stop::Diverged {
             check,
             expected,
             actual,
         }) => result.failed(Divergence {
-            step: (at.move_no > 0).then_some(at.move_no),
-            line: if at.line > 0 {
-                at.line
-            } else {
-                plan.moves.first().map_or(1, |m| m.line)
-            },
-            action: at.action,
+            step: Some(at.move_no),
+            line: at.line,
+            action,
             check,
             expected,
             actual,
             note: None,
+            conversation: at.output.is_none() && !tail.is_empty(),
             output: at.output.or((!tail.is_empty()).then_some(tail)),
             board: at.board,
         }),

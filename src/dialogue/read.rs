@@ -3,6 +3,29 @@
 //! Students word their prompts differently; what counts is the keyword and the numbers
 //! (issue: "Tolerate wording around the keywords (case, punctuation, extra words)").
 
+/// `text` without terminal escape sequences (colours, cursor moves: `ESC [ … letter`, and
+/// a lone `ESC` with the character after it).
+pub fn strip_escapes(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\u{1b}' {
+            out.push(c);
+            continue;
+        }
+        if chars.next_if_eq(&'[').is_some() {
+            for n in chars.by_ref() {
+                if n.is_ascii_alphabetic() || n == '~' {
+                    break;
+                }
+            }
+        } else {
+            chars.next();
+        }
+    }
+    out
+}
+
 /// The words of `text`, lower-cased: runs of letters (digits and punctuation split them).
 pub fn words(text: &str) -> Vec<String> {
     text.split(|c: char| !c.is_alphabetic())
@@ -42,6 +65,20 @@ pub const REFUSED: [&str; 9] = [
 pub fn refuses(text: &str) -> bool {
     let flat = format!(" {} ", words(text).join(" "));
     REFUSED.iter().any(|p| flat.contains(&format!(" {p}")))
+}
+
+/// Whether `answer` refuses the line it answers: an error word ([`refuses`]), or the
+/// `question` asked again word for word (its last line printed again). Only for lines that
+/// should be refused or that choose one of two options: a program that asks every entry
+/// with the same prompt repeats it after an accepted one too.
+pub fn asked_again(question: &str, answer: &str) -> bool {
+    let last = |t: &str| {
+        t.lines()
+            .map(str::trim)
+            .rfind(|l| !l.is_empty())
+            .map(str::to_string)
+    };
+    refuses(answer) || (last(question).is_some() && last(question) == last(answer))
 }
 
 /// The integers in `text`, in order (a `-` right before digits makes them negative).
@@ -146,30 +183,75 @@ fn looks_like_a_word(t: &str) -> bool {
 }
 
 /// Every grid of `rows` × `cols` cells printed in `text`, in order: `rows` consecutive board
-/// rows ([`row_cells`]); in a longer run (a header of column numbers reads as a row too),
-/// the last `rows`. `accept` filters the cells a row may hold.
+/// rows ([`row_cells`]). A header of column labels (`0 1 2 …`, `1 2 3 …`, `A B C …`) ends a
+/// run; a run of several grids printed back to back splits into grids of `rows`, and any
+/// rows left over at its start (a header the program drew its own way) are dropped.
+/// `accept` filters the cells a row may hold.
 pub fn grids(
     text: &str,
     rows: usize,
     cols: usize,
     accept: &dyn Fn(char) -> bool,
 ) -> Vec<Vec<Vec<char>>> {
+    runs(text, cols, accept)
+        .into_iter()
+        .flat_map(|run| {
+            let extra = run.len() % rows;
+            run[extra..]
+                .chunks(rows)
+                .map(<[Vec<char>]>::to_vec)
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+/// Every `rows` consecutive board rows printed in `text` (overlapping windows of each run of
+/// rows, in order): for finding one board among other rows that look like board rows.
+pub fn windows(
+    text: &str,
+    rows: usize,
+    cols: usize,
+    accept: &dyn Fn(char) -> bool,
+) -> Vec<Vec<Vec<char>>> {
+    runs(text, cols, accept)
+        .into_iter()
+        .flat_map(|run| {
+            run.windows(rows)
+                .map(<[Vec<char>]>::to_vec)
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+/// The runs of consecutive board rows in `text`, headers of column labels ending a run.
+fn runs(text: &str, cols: usize, accept: &dyn Fn(char) -> bool) -> Vec<Vec<Vec<char>>> {
     let mut out = Vec::new();
     let mut run: Vec<Vec<char>> = Vec::new();
-    let flush = |run: &mut Vec<Vec<char>>, out: &mut Vec<Vec<Vec<char>>>| {
-        if run.len() >= rows {
-            out.push(run[run.len() - rows..].to_vec());
-        }
-        run.clear();
-    };
     for line in text.lines() {
         match row_cells(line, cols) {
-            Some(cells) if cells.iter().all(|c| accept(*c)) => run.push(cells),
-            _ => flush(&mut run, &mut out),
+            Some(cells) if !is_header(&cells) && cells.iter().all(|c| accept(*c)) => {
+                run.push(cells);
+            }
+            _ if !run.is_empty() => out.push(std::mem::take(&mut run)),
+            _ => {}
         }
     }
-    flush(&mut run, &mut out);
+    if !run.is_empty() {
+        out.push(run);
+    }
     out
+}
+
+/// Whether a row's cells are column labels: consecutive digits from 0 or 1, or letters
+/// from A.
+fn is_header(cells: &[char]) -> bool {
+    let run = |first: char| {
+        cells
+            .iter()
+            .enumerate()
+            .all(|(i, c)| u32::from(*c) == u32::from(first) + i as u32)
+    };
+    cells.len() > 2 && (run('0') || run('1') || run('A') || run('a'))
 }
 
 /// The last `n` lines of `text` (for feedback).
@@ -183,6 +265,12 @@ mod tests {
     use super::*;
 
     #[test]
+    fn escapes_are_not_words() {
+        assert_eq!(strip_escapes("\u{1b}[1;31mhit\u{1b}[0m!"), "hit!");
+        assert_eq!(words(&strip_escapes("\u{1b}[2J\u{1b}[Hmiss")), vec!["miss"]);
+    }
+
+    #[test]
     fn stems_ignore_case_and_punctuation() {
         assert!(has_stem("*** MISSED! ***", &["miss"]));
         assert!(has_stem("It's a hit.", &["hit"]));
@@ -190,6 +278,9 @@ mod tests {
         assert!(has_phrase("You WIN!!", &["you win"]));
         assert!(refuses("Invalid input. Please type r or c"));
         assert!(!refuses("Which row?"));
+        let q = "Scan a row or a column?\nType r or c:";
+        assert!(asked_again(q, "Please type row or column.\nType r or c:"));
+        assert!(!asked_again(q, "Which row?"));
     }
 
     #[test]
@@ -239,6 +330,13 @@ mod tests {
         assert_eq!(row_cells("command?", 8), None);
         assert_eq!(row_cells("GAMEOVER", 8), None);
         assert_eq!(row_cells("aaaaa---", 8).map(|r| r.len()), Some(8));
+        // Two boards back to back, each under a header, and two without one.
+        let two = "  0 1 2\n0 a - -\n1 a - b\n2 - - b\n  0 1 2\n0 - - -\n1 - - -\n2 - - -\n";
+        assert_eq!(grids(two, 3, 3, &|_| true).len(), 2);
+        let bare = "a - -\na - b\n- - b\n- - -\n- - -\n- - -\n";
+        let g = grids(bare, 3, 3, &|_| true);
+        assert_eq!(g.len(), 2);
+        assert_eq!(g[0][0], vec!['a', '-', '-']);
         let text = "  0 1 2\n0 a - -\n1 a - b\n2 - - b\nnext?";
         let g = grids(text, 3, 3, &|_| true);
         assert_eq!(g.len(), 1);

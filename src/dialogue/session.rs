@@ -1,11 +1,14 @@
 //! One run of an interactive program: lines written to its standard input when it asks for
 //! them, everything it prints read continuously.
 //!
-//! "It asks" is read off the kernel: a thread of the program's process group blocked in
-//! `read` on its standard input (`/proc/PID/task/TID/syscall`), once its output has been
-//! quiet for a moment. Where that file cannot be read, a longer quiet spell stands in. The
-//! program runs contained like every child (limits, user, jail, its own process group),
-//! and is killed with its group when the session ends.
+//! "It asks" is read off the kernel: everything sent has been read (the input pipe is
+//! empty), everything printed has been taken (the output pipes are empty), no thread of the
+//! program's process group is running, and one sleeps in `read` on standard input
+//! (`/proc/PID/task/TID/syscall`), on two looks in a row. Where that file cannot be read
+//! (a container without `CAP_SYS_PTRACE`, or `BROADSIDE_QUIET_INPUT=1`), a short quiet
+//! spell of a program whose threads all sleep stands in. The program runs contained like
+//! every child (limits, user, jail, its own process group); it has ended when its first
+//! process has, and whatever it left running in its group is killed and named.
 
 use crate::target::limits::Limits;
 use crate::target::process::{Contained, contained, kill_marked, new_marker};
@@ -16,10 +19,15 @@ use std::process::ChildStdin;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-/// How long output must be quiet before a program blocked on input counts as asking.
-const SETTLE: Duration = Duration::from_millis(15);
-/// Where blocked reads cannot be seen: how long a quiet spell counts as asking.
-const QUIET: Duration = Duration::from_millis(600);
+/// How long output must be quiet before a program blocked on input counts as asking. What it
+/// wrote before blocking is already in the pipe, which must be drained too, so this only
+/// covers a reader thread between its `read` and its append.
+const SETTLE: Duration = Duration::from_millis(4);
+/// Where blocked reads cannot be seen: how long a quiet spell, every thread asleep, counts
+/// as asking.
+const QUIET: Duration = Duration::from_millis(60);
+/// How often the process group's members are looked up again.
+const MEMBERS_EVERY: Duration = Duration::from_millis(100);
 /// How often the program is looked at while waiting.
 const POLL: Duration = Duration::from_millis(3);
 /// The most a program may print in one game, in bytes; more is a `limit` fault (a loop
@@ -58,8 +66,15 @@ pub struct Session {
     limits: Limits,
     /// How much of the output has been handed out by [`Session::take`].
     taken: usize,
-    /// Whether blocked reads can be seen on this machine.
-    can_see_reads: bool,
+    /// `BROADSIDE_QUIET_INPUT` is set: never look at blocked reads.
+    quiet_only: bool,
+    /// The process group's members, and when they were looked up.
+    members: Vec<i32>,
+    members_at: Instant,
+    /// Command lines of what was left running in the group when its first process ended.
+    left_in_group: Vec<String>,
+    /// How much of standard error has been handed out by [`Session::take_stderr`].
+    taken_err: usize,
     /// When the last line was sent: quiet is counted from then at the earliest.
     sent_at: Instant,
     /// Copies of the output pipes' read ends, to see that the readers have taken
@@ -117,7 +132,11 @@ impl Session {
             pgid,
             limits: program.limits.clone(),
             taken: 0,
-            can_see_reads: can_see_reads(),
+            quiet_only: std::env::var_os("BROADSIDE_QUIET_INPUT").is_some(),
+            members: vec![pgid],
+            members_at: Instant::now(),
+            left_in_group: Vec::new(),
+            taken_err: 0,
             sent_at: Instant::now(),
             outputs: outputs.into_iter().flatten().collect(),
             ended: None,
@@ -151,18 +170,11 @@ impl Session {
             return Ok(w.clone());
         }
         let start = Instant::now();
-        // A blocked read must be seen on two polls in a row: a reader preempted on its way
-        // out of `read` must not pass for one waiting.
+        // Asking must be seen on two looks in a row: a reader preempted on its way out of
+        // `read` must not pass for one waiting.
         let mut seen = 0;
         loop {
-            if let Ok(Some(status)) = self.child.try_wait() {
-                use std::os::unix::process::ExitStatusExt;
-                self.drain();
-                let w = Waited::Exited {
-                    code: status.code(),
-                    signal: status.signal(),
-                };
-                self.ended = Some(w.clone());
+            if let Some(w) = self.check_ended() {
                 return Ok(w);
             }
             let (len, last) = {
@@ -181,21 +193,21 @@ impl Session {
             }
             let since = last.map_or(self.sent_at, |t| t.max(self.sent_at));
             let quiet = since.elapsed();
-            if self.can_see_reads {
-                if quiet >= SETTLE
-                    && self.input_taken()
-                    && self.output_drained()
-                    && self.reading_input()
-                {
-                    seen += 1;
-                    if seen >= 2 {
-                        return Ok(Waited::Asking);
-                    }
-                } else {
-                    seen = 0;
+            let asking = quiet >= SETTLE
+                && self.input_taken()
+                && self.output_drained()
+                && match self.group_state() {
+                    Group::Running => false,
+                    Group::Asleep { reading: Some(r) } => r,
+                    Group::Asleep { reading: None } => quiet >= QUIET,
+                };
+            if asking {
+                seen += 1;
+                if seen >= 2 {
+                    return Ok(Waited::Asking);
                 }
-            } else if quiet >= QUIET && start.elapsed() >= QUIET {
-                return Ok(Waited::Asking);
+            } else {
+                seen = 0;
             }
             if start.elapsed() > timeout {
                 self.stop();
@@ -208,6 +220,90 @@ impl Session {
                 });
             }
             std::thread::sleep(POLL);
+        }
+    }
+
+    /// How the program ended, if it has: its first process exited (what it left running in
+    /// its group is killed, and named by [`Session::finish`]).
+    fn check_ended(&mut self) -> Option<Waited> {
+        use nix::sys::wait::{WaitPidFlag, WaitStatus, waitpid};
+        use std::os::unix::process::ExitStatusExt;
+        let w = match self.child.try_wait() {
+            Ok(Some(status)) => Waited::Exited {
+                code: status.code(),
+                signal: status.signal(),
+            },
+            // Waiting on the group waits for all its members: the first one may have ended
+            // while something it started runs on. Reap it, and kill the rest (a leak).
+            _ if is_zombie(self.pgid) => {
+                self.left_in_group = group_members(self.pgid)
+                    .into_iter()
+                    .filter(|&p| p != self.pgid)
+                    .map(command_line)
+                    .filter(|c| !c.is_empty())
+                    .collect();
+                let leader = nix::unistd::Pid::from_raw(self.pgid);
+                let status = waitpid(leader, Some(WaitPidFlag::WNOHANG));
+                let _ = nix::sys::signal::killpg(leader, nix::sys::signal::Signal::SIGKILL);
+                match status {
+                    Ok(WaitStatus::Exited(_, code)) => Waited::Exited {
+                        code: Some(code),
+                        signal: None,
+                    },
+                    Ok(WaitStatus::Signaled(_, sig, _)) => Waited::Exited {
+                        code: None,
+                        signal: Some(sig as i32),
+                    },
+                    // Already reaped: how it ended is not known; a clean end is assumed.
+                    _ => Waited::Exited {
+                        code: None,
+                        signal: None,
+                    },
+                }
+            }
+            _ => return None,
+        };
+        self.drain();
+        self.ended = Some(w.clone());
+        Some(w)
+    }
+
+    /// Whether a thread of the group runs, and else whether one sleeps reading standard
+    /// input (`None`: it cannot be seen).
+    fn group_state(&mut self) -> Group {
+        if self.members_at.elapsed() >= MEMBERS_EVERY {
+            self.members = group_members(self.pgid);
+            self.members_at = Instant::now();
+        }
+        let mut reading = Some(false);
+        for &pid in &self.members {
+            let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+                continue;
+            };
+            for t in tasks.flatten() {
+                let state = std::fs::read_to_string(t.path().join("stat"))
+                    .ok()
+                    .and_then(|s| {
+                        s.rsplit_once(')')
+                            .and_then(|(_, r)| r.split_whitespace().next().map(str::to_string))
+                    });
+                if state.as_deref() == Some("R") {
+                    return Group::Running;
+                }
+                if self.quiet_only || reading == Some(true) {
+                    continue;
+                }
+                match std::fs::read_to_string(t.path().join("syscall")) {
+                    Ok(s) if state.as_deref() == Some("S") && in_stdin_read(&s) => {
+                        reading = Some(true);
+                    }
+                    Ok(_) => {}
+                    Err(_) => reading = reading.filter(|r| *r).or(None),
+                }
+            }
+        }
+        Group::Asleep {
+            reading: if self.quiet_only { None } else { reading },
         }
     }
 
@@ -232,6 +328,15 @@ impl Session {
         String::from_utf8_lossy(&s.text).into_owned()
     }
 
+    /// What the program wrote on standard error since the last call.
+    pub fn take_stderr(&mut self) -> String {
+        let s = self.shared.lock().unwrap_or_else(|p| p.into_inner());
+        let new =
+            String::from_utf8_lossy(&s.stderr[self.taken_err.min(s.stderr.len())..]).into_owned();
+        self.taken_err = s.stderr.len();
+        new
+    }
+
     /// Everything written to standard error so far.
     pub fn stderr(&self) -> String {
         let s = self.shared.lock().unwrap_or_else(|p| p.into_inner());
@@ -242,7 +347,9 @@ impl Session {
     /// behind outside its group (killed).
     pub fn finish(mut self) -> Vec<String> {
         self.stop();
-        kill_marked(&self.marker)
+        let mut left = std::mem::take(&mut self.left_in_group);
+        left.extend(kill_marked(&self.marker));
+        left
     }
 
     fn stop(&mut self) {
@@ -281,18 +388,6 @@ impl Session {
             return true;
         };
         pending(stdin.as_raw_fd()) == 0
-    }
-
-    /// Whether a thread of the program's process group is blocked reading its standard
-    /// input.
-    fn reading_input(&self) -> bool {
-        if reads_stdin(self.pgid) {
-            return true;
-        }
-        group_members(self.pgid)
-            .into_iter()
-            .filter(|&p| p != self.pgid)
-            .any(reads_stdin)
     }
 }
 
@@ -339,38 +434,43 @@ fn dup_fd(fd: &impl std::os::fd::AsFd) -> Option<std::os::fd::OwnedFd> {
     fd.as_fd().try_clone_to_owned().ok()
 }
 
-/// Whether `/proc/PID/task/TID/syscall` can be read here (this process's own).
-fn can_see_reads() -> bool {
-    static SEEN: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *SEEN.get_or_init(|| {
-        std::env::var_os("BROADSIDE_QUIET_INPUT").is_none()
-            && std::fs::read_to_string("/proc/thread-self/syscall")
-                .is_ok_and(|s| s.split_whitespace().next().is_some_and(|n| n != "running"))
-    })
+/// What a process group is doing.
+enum Group {
+    /// A thread of it is running.
+    Running,
+    /// Every thread sleeps; `reading`: one of them in a read of standard input (`None`: its
+    /// system calls cannot be seen).
+    Asleep { reading: Option<bool> },
 }
 
-/// Whether a thread of `pid` sleeps in `read(0, …)` or `readv(0, …)` (state `S`: waiting
-/// for data, not woken and about to return).
-fn reads_stdin(pid: i32) -> bool {
-    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
-        return false;
-    };
-    tasks.flatten().any(|t| {
-        let Ok(s) = std::fs::read_to_string(t.path().join("syscall")) else {
-            return false;
-        };
-        let mut f = s.split_whitespace();
-        let nr = f.next().and_then(|n| n.parse::<i64>().ok());
-        let fd = f.next();
-        let in_read = matches!(nr, Some(n) if n == libc::SYS_read || n == libc::SYS_readv)
-            && fd == Some("0x0");
-        in_read
-            && std::fs::read_to_string(t.path().join("stat")).is_ok_and(|stat| {
-                stat.rsplit_once(')')
-                    .and_then(|(_, rest)| rest.split_whitespace().next())
-                    == Some("S")
-            })
-    })
+/// Whether a `/proc/…/syscall` line is a `read(0, …)` or `readv(0, …)`.
+fn in_stdin_read(syscall: &str) -> bool {
+    let mut f = syscall.split_whitespace();
+    let nr = f.next().and_then(|n| n.parse::<i64>().ok());
+    matches!(nr, Some(n) if n == libc::SYS_read || n == libc::SYS_readv) && f.next() == Some("0x0")
+}
+
+/// Whether process `pid` has ended and waits to be reaped (or is gone).
+fn is_zombie(pid: i32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => stat
+            .rsplit_once(')')
+            .and_then(|(_, r)| r.split_whitespace().next())
+            .is_some_and(|s| s == "Z" || s == "X"),
+        Err(_) => true,
+    }
+}
+
+/// A process's command line, its arguments joined by spaces (empty when gone).
+fn command_line(pid: i32) -> String {
+    std::fs::read(format!("/proc/{pid}/cmdline"))
+        .map(|c| {
+            String::from_utf8_lossy(&c)
+                .replace('\0', " ")
+                .trim()
+                .to_string()
+        })
+        .unwrap_or_default()
 }
 
 /// The processes of process group `pgid`.

@@ -41,16 +41,34 @@ fn hostile_lines() -> Vec<String> {
     ]
     .iter()
     .map(|s| s.to_string())
-    .chain([
-        "9".repeat(5000),
-        format!("1 {}", "1".repeat(400)),
-        " ".repeat(200),
-    ])
+    .chain(["9".repeat(5000), format!("1 {}", "1".repeat(400))])
     .collect()
+}
+
+/// Blank lines, sent last: main() may take one as "quit" (decision main-dialogue).
+fn blank_lines() -> Vec<String> {
+    vec![" ".repeat(200), String::new()]
 }
 
 /// Words a player may try to quit with, in order.
 const QUIT_WORDS: [&str; 3] = ["q", "quit", "exit"];
+
+/// Checks that a plan can be played: nothing after a move that ends the game (`quit`,
+/// `end-of-input`, `play`).
+///
+/// Errors: the index of the first move that cannot be played, and why.
+pub fn check_plan(moves: &[&str]) -> Result<(), (usize, String)> {
+    match moves
+        .iter()
+        .position(|m| ["quit", "end-of-input", "play"].contains(m))
+    {
+        Some(k) if k + 1 < moves.len() => Err((
+            k + 1,
+            format!("nothing after `{}` (it ends the game)", moves[k]),
+        )),
+        _ => Ok(()),
+    }
+}
 
 /// Plays one solo-10x10 `main()` dialogue.
 pub fn play(scenario: &Scenario, plan: &Dialogue, program: &Program, at: &mut Progress) -> Played {
@@ -96,6 +114,7 @@ pub fn play(scenario: &Scenario, plan: &Dialogue, program: &Program, at: &mut Pr
         split: false,
         heard: opening.text,
         ended: opening.ended,
+        quit_on_blank: false,
     };
     let outcome = solo.moves(plan, &mut talk, at);
     Played {
@@ -112,6 +131,8 @@ struct Solo {
     /// Everything heard so far (to find the quit command offered).
     heard: String,
     ended: bool,
+    /// main() ended on a blank line, which it may (the rest of the plan is moot).
+    quit_on_blank: bool,
 }
 
 impl Solo {
@@ -119,6 +140,10 @@ impl Solo {
         for (k, m) in plan.moves.iter().enumerate() {
             at.move_no = k + 1;
             at.line = m.line;
+            at.move_name = m.name.clone();
+            if self.quit_on_blank {
+                return Ok(());
+            }
             if self.ended {
                 return Err(Stop::diverged(
                     "ended",
@@ -151,7 +176,7 @@ impl Solo {
         self.ended |= h.ended;
     }
 
-    /// Sends each hostile line; the game must go on (an empty line may end it).
+    /// Sends each hostile line; the game must go on, but a blank line may end it.
     fn hostile(&mut self, talk: &mut Talk, at: &mut Progress) -> Result<(), Stop> {
         for line in hostile_lines() {
             let shown: String = line.chars().take(40).collect();
@@ -167,9 +192,15 @@ impl Solo {
                 ));
             }
         }
-        at.action = "send an empty line".into();
-        let h = talk.say("")?;
-        self.hear(&h);
+        for line in blank_lines() {
+            at.action = format!("send a blank line ({} spaces)", line.len());
+            let h = talk.say(&line)?;
+            self.hear(&h);
+            if h.ended {
+                self.quit_on_blank = true;
+                return Ok(());
+            }
+        }
         Ok(())
     }
 

@@ -21,6 +21,15 @@ fn clip(line: &str) -> String {
     format!("{head}… ({n} characters)")
 }
 
+/// A traceback line with the submission's private folder cut from its path
+/// (`File "/box/work/battleships.py"` reads `File "battleships.py"`).
+fn short_path(line: &str) -> String {
+    match (line.find("File \""), line.find("/work/")) {
+        (Some(f), Some(w)) if w > f => format!("{}{}", &line[..f + 6], &line[w + 6..]),
+        _ => line.to_string(),
+    }
+}
+
 /// A Python traceback without the frames of broadside's own launcher and of importlib:
 /// the student's frames and the error are what a student needs.
 fn student_frames(trace: &[&str]) -> Vec<String> {
@@ -33,7 +42,7 @@ fn student_frames(trace: &[&str]) -> Vec<String> {
             skipping = false;
         }
         if !skipping {
-            out.push(clip(line));
+            out.push(clip(&short_path(line)));
         }
     }
     out
@@ -133,8 +142,16 @@ impl Talk {
             .answer_timeout()
             .min(left.max(Duration::from_millis(1)));
         let waited = self.session.wait(wait);
-        let text = self.session.take();
+        // Colour and cursor escapes are not words: `\x1b[31mhit` says `hit`.
+        let text = read::strip_escapes(&self.session.take());
         self.log.extend(text.lines().map(clip));
+        // What went to standard error shows in the conversation too (a prompt printed there
+        // is still a prompt), unless the program ended: its trace is in the fault.
+        let errors = read::strip_escapes(&self.session.take_stderr());
+        if matches!(waited, Ok(Waited::Asking)) {
+            self.log
+                .extend(errors.lines().map(|l| clip(&format!("(stderr) {l}"))));
+        }
         match waited {
             Ok(Waited::Asking) => Ok(Heard { text, ended: false }),
             Ok(Waited::Exited { code, signal }) => match self.fault_of(code, signal) {
@@ -160,7 +177,8 @@ impl Talk {
             .filter_map(|m| stderr.find(m))
             .min();
         if let Some(at) = trace_at {
-            let trace: Vec<&str> = stderr[at..].lines().collect();
+            let tabless = stderr[at..].replace('\t', "    ");
+            let trace: Vec<&str> = tabless.lines().collect();
             let trace = student_frames(&trace);
             let shown = &trace[trace.len().saturating_sub(20)..];
             return Some(Fault {
@@ -194,7 +212,15 @@ impl Talk {
             Some(0) | None => None,
             Some(c) => Some(Fault {
                 kind: FaultKind::Crash,
-                message: format!("the program exited with code {c}{}", stderr_tail(&stderr)),
+                message: format!(
+                    "the program exited with code {c}{}{}",
+                    if c == 127 {
+                        " (127: the command was not found)"
+                    } else {
+                        ""
+                    },
+                    stderr_tail(&stderr)
+                ),
             }),
         }
     }

@@ -83,6 +83,7 @@ pub fn run_scenario(scenario: &Scenario, target: &mut dyn Target) -> ScenarioRes
                     actual,
                     note: step.note.clone(),
                     output: (!output.is_empty()).then(|| output.to_string()),
+                    conversation: false,
                     board: shadow.render(true),
                 }
             };
@@ -142,6 +143,7 @@ pub fn run_scenario(scenario: &Scenario, target: &mut dyn Target) -> ScenarioRes
                 actual: describe_observed(observed, rules),
                 note: None,
                 output: None,
+                conversation: false,
                 board: shadow.render(true),
             });
         }
@@ -196,6 +198,9 @@ pub fn plays(target: &dyn Target, scenario: &Scenario) -> bool {
     let p = target.plays();
     if scenario.dialogue.is_some() {
         p.dialogues
+            && target.program().map_or(true, |prog| {
+                prog.only_for.is_none_or(|a| a == scenario.assignment)
+            })
     } else {
         p.steps
     }

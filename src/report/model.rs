@@ -125,9 +125,14 @@ pub struct Divergence {
     /// The scenario author's note on the step, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
-    /// What the student's code printed during the step, if anything.
+    /// What the student's code printed during the step, if anything; for a dialogue, the
+    /// conversation's last lines (see `conversation`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub output: Option<String>,
+    /// Set for a dialogue: `output` is the conversation's last lines, earlier moves included,
+    /// with `> line` for each line broadside sent.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub conversation: bool,
     /// The board after the step as the reference plays it, ships shown, row 0 first.
     pub board: Vec<String>,
 }

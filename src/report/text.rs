@@ -127,7 +127,8 @@ pub fn details(r: &ScenarioResult) -> String {
             .map_or("at the end".to_string(), |s| format!("at step {s}"));
         let width = d.board.iter().map(|r| r.chars().count()).max().unwrap_or(0);
         let _ = writeln!(out, "{at} (line {}): {}", d.line, d.action);
-        if d.check == "board" {
+        let grid = |t: &str| t.lines().count() > 1;
+        if d.check == "board" || (grid(&d.expected) && grid(&d.actual)) {
             let expected: Vec<&str> = d.expected.lines().collect();
             let actual: Vec<&str> = d.actual.lines().collect();
             let differs: Vec<bool> = (0..expected.len().max(actual.len()))
@@ -135,9 +136,9 @@ pub fn details(r: &ScenarioResult) -> String {
                     expected.get(i).map(|r| r.trim_end()) != actual.get(i).map(|r| r.trim_end())
                 })
                 .collect();
-            let _ = writeln!(out, "board: expected");
+            let _ = writeln!(out, "{}: expected", d.check);
             frame(&mut out, &expected, &differs, width);
-            let _ = writeln!(out, "       but got");
+            let _ = writeln!(out, "{}  but got", " ".repeat(d.check.len()));
             frame(&mut out, &actual, &differs, width);
         } else {
             let _ = writeln!(out, "{}: expected {}", d.check, d.expected);
@@ -147,18 +148,25 @@ pub fn details(r: &ScenarioResult) -> String {
             let _ = writeln!(out, "note: {}", clean(n));
         }
         if let Some(o) = &d.output {
-            let _ = writeln!(out, "printed by the submission during this step:");
+            let label = if d.conversation {
+                "the conversation's last lines (`> ` marks what broadside sent):"
+            } else {
+                "printed by the submission during this step:"
+            };
+            let _ = writeln!(out, "{label}");
             for line in o.lines() {
                 let _ = writeln!(out, "  {}", clean(line));
             }
         }
-        let _ = writeln!(out, "board (reference, ships shown):");
-        frame(
-            &mut out,
-            &d.board.iter().map(String::as_str).collect::<Vec<_>>(),
-            &[],
-            width,
-        );
+        if !d.board.is_empty() {
+            let _ = writeln!(out, "board (reference, ships shown):");
+            frame(
+                &mut out,
+                &d.board.iter().map(String::as_str).collect::<Vec<_>>(),
+                &[],
+                width,
+            );
+        }
     }
     if let Some(f) = &r.fault {
         let at = if r.details_hidden {
@@ -183,7 +191,9 @@ pub fn details(r: &ScenarioResult) -> String {
 fn clean(s: &str) -> String {
     s.chars()
         .map(|c| {
-            if c.is_control() {
+            if c == '\t' {
+                "    ".to_string()
+            } else if c.is_control() {
                 c.escape_default().to_string()
             } else {
                 c.to_string()

@@ -231,11 +231,14 @@ impl Cx<'_> {
             );
             return None;
         };
-        if !raw.steps.is_empty()
-            || raw.end.is_some()
-            || raw.setup.ships.is_some()
-            || raw.setup.players.is_some()
-        {
+        let setup = &raw.setup;
+        let any_setup = setup.ships.is_some()
+            || setup.players.is_some()
+            || setup.first.is_some()
+            || setup.rows.is_some()
+            || setup.cols.is_some()
+            || setup.fleet.is_some();
+        if !raw.steps.is_empty() || raw.end.is_some() || any_setup {
             self.err(
                 d.span(),
                 "a dialogue scenario with `setup`, `steps` or `[end]`",
@@ -263,6 +266,16 @@ impl Cx<'_> {
                     m.span(),
                     format!("unknown move `{}` for {id}", m.get_ref()),
                     format!("one of: {}", vocabulary.join(", ")),
+                );
+            }
+        }
+        if out.len() == moves.len() {
+            let names: Vec<&str> = out.iter().map(|m| m.name.as_str()).collect();
+            if let Err((k, why)) = crate::dialogue::check_plan(id, &names) {
+                self.err(
+                    moves[k].span(),
+                    format!("move `{}` cannot be played here", names[k]),
+                    why,
                 );
             }
         }

@@ -77,6 +77,9 @@ pub fn from_spec(spec: &str, limits: limits::Limits, uid: u32) -> Result<Box<dyn
         );
     }
     if let Some(command) = spec.strip_prefix("exec:") {
+        if command.trim().is_empty() {
+            return Err("`exec:` needs a command, e.g. `exec:\"./battleboats\"`".into());
+        }
         return Ok(Box::new(ProgramTarget {
             program: program::exec(command, limits, uid),
         }));

@@ -37,6 +37,9 @@ pub struct Program {
     pub jail: Option<Arc<Jail>>,
     /// Which of several `main` methods was chosen, and why (for the report's notes).
     pub note: Option<String>,
+    /// The one assignment whose dialogues this program plays (`python:` runs `main()`,
+    /// which only solo-10x10's handout asks for); `None`: any.
+    pub only_for: Option<&'static str>,
     keep: Option<Arc<tempfile::TempDir>>,
 }
 
@@ -53,6 +56,7 @@ impl Program {
             drop_to: limits::running_as_root().then_some(limits::NOBODY),
             jail: None,
             note: None,
+            only_for: None,
             keep: None,
         }
     }
@@ -108,7 +112,9 @@ fn only_dialogues() -> Fault {
     }
 }
 
-/// `exec:"COMMAND"`: any interactive program, run by `sh -c` in broadside's working folder.
+/// `exec:"COMMAND"`: any interactive program, run by `sh -c` in broadside's working folder,
+/// with the limits a JVM needs (data-size memory, room for threads), so `exec:java …` or
+/// any runtime that reserves address space up front starts.
 pub fn exec(command: &str, limits: Limits, uid: u32) -> Program {
     let mut p = Program::new(
         format!("exec:{command}"),
@@ -117,7 +123,7 @@ pub fn exec(command: &str, limits: Limits, uid: u32) -> Program {
         None,
     )
     .run_as(uid);
-    p.limits = limits;
+    p.limits = jvm_limits(&limits);
     p
 }
 
@@ -237,7 +243,8 @@ pub fn java_target(path: &Utf8Path, limits: Limits, uid: u32) -> Result<Built, S
         .filter(|(_, t)| has_main(t))
         .map(|(f, t)| (class_name(f, t), rel(f)))
         .collect();
-    let Some((main, note)) = choose_main(&mains) else {
+    let hinted = named_in_comments(&texts, &mains);
+    let Some((main, note)) = choose_main(&mains, hinted.as_deref()) else {
         return Ok(Built::Failed(Fault {
             kind: FaultKind::Setup,
             message: "no class has `public static void main(String[] args)`; broadside runs \
@@ -294,9 +301,14 @@ pub fn java_target(path: &Utf8Path, limits: Limits, uid: u32) -> Result<Built, S
         } else {
             "the program does not compile".to_string()
         };
+        // Paths as the student knows them: `Main.java:4`, not `src/Main.java:4`.
         let shown = built
             .output
-            .replace(&format!("{}/", ws.inside(&ws.work)), "");
+            .replace(&format!("{}/", ws.inside(&ws.work)), "")
+            .lines()
+            .map(|l| l.strip_prefix("src/").unwrap_or(l))
+            .collect::<Vec<_>>()
+            .join("\n");
         return Ok(Built::Failed(Fault {
             kind: FaultKind::Setup,
             message: format!("{why}:\n{}", shown.trim_end()),
@@ -374,18 +386,54 @@ fn class_name(file: &Path, text: &str) -> String {
     }
 }
 
-/// The class to run among `mains` (class, file), and a note when there were several.
-fn choose_main(mains: &[(String, String)]) -> Option<(String, Option<String>)> {
+/// The one class with a main method that a comment names beside the word "main" or "run"
+/// (battleboats: "You are required to specify which main method we should run in a comment
+/// in the file"), e.g. `// Run BattleBoatsGame: it has the main method`.
+fn named_in_comments(texts: &[String], mains: &[(String, String)]) -> Option<String> {
+    let simple = |c: &str| c.rsplit('.').next().unwrap_or(c).to_string();
+    let mut named: Vec<&String> = Vec::new();
+    for line in texts.iter().flat_map(|t| t.lines()) {
+        let l = line.trim_start();
+        if !(l.starts_with("//") || l.starts_with("/*") || l.starts_with('*')) {
+            continue;
+        }
+        let lower = l.to_lowercase();
+        if !(lower.contains("main") || lower.contains("run")) {
+            continue;
+        }
+        let words: Vec<&str> = l
+            .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .collect();
+        for (class, _) in mains {
+            if words.contains(&simple(class).as_str()) && !named.contains(&class) {
+                named.push(class);
+            }
+        }
+    }
+    match named.as_slice() {
+        [one] => Some((*one).clone()),
+        _ => None,
+    }
+}
+
+/// The class to run among `mains` (class, file): the one a comment names (`hinted`), else
+/// `Main`, else a name with `Game`, else the first by path; and a note when there were
+/// several.
+fn choose_main(
+    mains: &[(String, String)],
+    hinted: Option<&str>,
+) -> Option<(String, Option<String>)> {
     let simple = |c: &str| c.rsplit('.').next().unwrap_or(c).to_string();
     let chosen = mains
         .iter()
-        .find(|(c, _)| simple(c) == "Main")
+        .find(|(c, _)| Some(c.as_str()) == hinted)
+        .or_else(|| mains.iter().find(|(c, _)| simple(c) == "Main"))
         .or_else(|| mains.iter().find(|(c, _)| simple(c).contains("Game")))
         .or_else(|| mains.first())?;
     let note = (mains.len() > 1).then(|| {
         let all: Vec<&str> = mains.iter().map(|(c, _)| c.as_str()).collect();
         format!(
-            "several classes have a main method ({}); broadside ran `{}` (Main first, then a name with Game, then the first by path)",
+            "several classes have a main method ({}); broadside ran `{}` (the one a comment names beside \"main\" or \"run\", else Main, then a name with Game, then the first by path)",
             all.join(", "),
             chosen.0
         )
@@ -420,15 +468,38 @@ mod tests {
         let m = |v: &[&str]| -> Vec<(String, String)> {
             v.iter().map(|c| (c.to_string(), String::new())).collect()
         };
-        assert_eq!(choose_main(&m(&["A", "Main"])).unwrap().0, "Main");
+        assert_eq!(choose_main(&m(&["A", "Main"]), None).unwrap().0, "Main");
         assert_eq!(
-            choose_main(&m(&["A", "BattleBoatsGame"])).unwrap().0,
+            choose_main(&m(&["A", "BattleBoatsGame"]), None).unwrap().0,
             "BattleBoatsGame"
         );
-        let (c, note) = choose_main(&m(&["A", "B"])).unwrap();
+        let (c, note) = choose_main(&m(&["A", "B"]), None).unwrap();
         assert_eq!(c, "A");
         assert!(note.unwrap().contains("A, B"));
-        assert_eq!(choose_main(&m(&["Solo"])).unwrap().1, None);
-        assert!(choose_main(&[]).is_none());
+        assert_eq!(choose_main(&m(&["Solo"]), None).unwrap().1, None);
+        assert!(choose_main(&[], None).is_none());
+        assert_eq!(
+            choose_main(&m(&["Main", "Game"]), Some("Game")).unwrap().0,
+            "Game"
+        );
+    }
+
+    #[test]
+    fn a_comment_names_the_main_to_run() {
+        let mains: Vec<(String, String)> = ["Main", "BattleBoatsGame"]
+            .iter()
+            .map(|c| (c.to_string(), String::new()))
+            .collect();
+        let texts = vec![
+            "// Written by ab1234\n// Run BattleBoatsGame: it has the main method\nclass X {}"
+                .to_string(),
+            "public class Main { /* scratch */ }".to_string(),
+        ];
+        assert_eq!(
+            named_in_comments(&texts, &mains).as_deref(),
+            Some("BattleBoatsGame")
+        );
+        let none = vec!["// main is somewhere".to_string()];
+        assert_eq!(named_in_comments(&none, &mains), None);
     }
 }

@@ -472,8 +472,9 @@ impl Boats {
             .map_or(0, i64::from)
     }
 
-    /// Launches a missile at the corner whose clipped square holds the most boat cells not
-    /// yet fired on; with `off_board`, first at an off-board centre, which must be refused.
+    /// Launches a missile at the corner whose clipped square holds water and the most boat
+    /// cells not yet fired on; with `off_board`, first at an off-board centre, which must be
+    /// refused.
     fn missile(&mut self, talk: &mut Talk, at: &mut Progress, off_board: bool) -> Result<(), Stop> {
         let (r, c) = (
             i64::from(self.rules.rows) - 1,
@@ -484,12 +485,14 @@ impl Boats {
             .iter()
             .map(|&(row, col)| RawCell { row, col })
             .max_by_key(|&centre| {
-                let n = self
-                    .square(centre)
+                let square = self.square(centre);
+                let n = square
                     .iter()
                     .filter(|c| self.game.occupant(**c).is_some() && !self.game.was_targeted(**c))
                     .count();
-                (n, std::cmp::Reverse((centre.row, centre.col)))
+                // Water in the square too, so `fire-missile-cell` can repeat a plain miss.
+                let water = square.iter().any(|c| self.game.occupant(*c).is_none());
+                (water, n, std::cmp::Reverse((centre.row, centre.col)))
             })
             .unwrap_or(RawCell { row: 0, col: 0 });
         let line = format!("{} {}", centre.row, centre.col);

@@ -463,14 +463,7 @@ fn is_zombie(pid: i32) -> bool {
 
 /// A process's command line, its arguments joined by spaces (empty when gone).
 fn command_line(pid: i32) -> String {
-    std::fs::read(format!("/proc/{pid}/cmdline"))
-        .map(|c| {
-            String::from_utf8_lossy(&c)
-                .replace('\0', " ")
-                .trim()
-                .to_string()
-        })
-        .unwrap_or_default()
+    crate::target::process::cmdline(std::path::Path::new(&format!("/proc/{pid}")))
 }
 
 /// The processes of process group `pgid`.

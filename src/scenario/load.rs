@@ -107,23 +107,25 @@ impl Cx<'_> {
                 Visibility::Visible
             }
         };
+        // Filled in below: the game (`setup`, `steps`, `end`) or the `dialogue`.
+        let mut scenario = Scenario {
+            source: self.source.clone(),
+            assignment: id.clone(),
+            title: raw.title.clone().unwrap_or_else(|| self.stem()),
+            description: raw.description.clone(),
+            points,
+            max_score: f64::from(points),
+            visibility,
+            tags: raw.tags.clone(),
+            rules: rules.clone(),
+            setup: Setup::default(),
+            steps: Vec::new(),
+            end: Vec::new(),
+            dialogue: None,
+        };
         if let Some(d) = &raw.dialogue {
-            let dialogue = self.dialogue(d, &raw, id)?;
-            return Some(Scenario {
-                source: self.source.clone(),
-                assignment: id.clone(),
-                title: raw.title.clone().unwrap_or_else(|| self.stem()),
-                description: raw.description.clone(),
-                points,
-                max_score: f64::from(points),
-                visibility,
-                tags: raw.tags.clone(),
-                rules,
-                setup: Setup::default(),
-                steps: Vec::new(),
-                end: Vec::new(),
-                dialogue: Some(dialogue),
-            });
+            scenario.dialogue = Some(self.dialogue(d, &raw, id)?);
+            return Some(scenario);
         }
         let mut game = Game::new(rules.clone());
         let setup = self.setup(&raw.setup, &rules, &mut game);
@@ -184,21 +186,10 @@ impl Cx<'_> {
                 .expected("at least one [[steps]] entry or an [end] table"),
             );
         }
-        Some(Scenario {
-            source: self.source.clone(),
-            assignment: id.clone(),
-            title: raw.title.clone().unwrap_or_else(|| self.stem()),
-            description: raw.description.clone(),
-            points,
-            max_score: f64::from(points),
-            visibility,
-            tags: raw.tags.clone(),
-            rules,
-            setup,
-            steps,
-            end,
-            dialogue: None,
-        })
+        scenario.setup = setup;
+        scenario.steps = steps;
+        scenario.end = end;
+        Some(scenario)
     }
 
     /// The file's name without `.toml`: the default title.

@@ -607,8 +607,9 @@ fn processes() -> Vec<(i32, std::path::PathBuf)> {
         .collect()
 }
 
-/// A process's command line, its arguments joined by spaces (empty for a zombie).
-fn cmdline(proc_dir: &std::path::Path) -> String {
+/// A process's command line from its `/proc` folder, its arguments joined by spaces (empty
+/// for a zombie or a process gone).
+pub fn cmdline(proc_dir: &std::path::Path) -> String {
     std::fs::read(proc_dir.join("cmdline"))
         .map(|c| {
             String::from_utf8_lossy(&c)

@@ -18,8 +18,6 @@ mod session;
 mod solo;
 mod talk;
 
-pub use session::{OUTPUT_LIMIT, Session, Waited};
-
 use crate::report::{Divergence, ScenarioResult};
 use crate::scenario::Scenario;
 use crate::target::{Fault, FaultKind, Target};

@@ -322,12 +322,6 @@ impl Session {
         new
     }
 
-    /// Everything printed so far.
-    pub fn transcript(&self) -> String {
-        let s = self.shared.lock().unwrap_or_else(|p| p.into_inner());
-        String::from_utf8_lossy(&s.text).into_owned()
-    }
-
     /// What the program wrote on standard error since the last call.
     pub fn take_stderr(&mut self) -> String {
         let s = self.shared.lock().unwrap_or_else(|p| p.into_inner());

@@ -87,8 +87,6 @@ pub struct Talk {
     log: Vec<String>,
     deadline: Instant,
     game_timeout: Duration,
-    /// Lines sent so far.
-    pub sent: usize,
 }
 
 impl Talk {
@@ -102,7 +100,6 @@ impl Talk {
             log: Vec::new(),
             deadline: Instant::now() + program.limits.scenario_timeout,
             game_timeout: program.limits.scenario_timeout,
-            sent: 0,
         })
     }
 
@@ -119,7 +116,6 @@ impl Talk {
     /// it had already ended.
     pub fn say(&mut self, line: &str) -> Result<Heard, Stop> {
         self.log.push(clip(&format!("> {line}")));
-        self.sent += 1;
         if !self.session.send(line) {
             return Err(self.ended_early());
         }
@@ -241,11 +237,6 @@ impl Talk {
     /// was sent.
     pub fn tail(&self) -> String {
         self.log[self.log.len().saturating_sub(FEEDBACK_LINES)..].join("\n")
-    }
-
-    /// Everything printed since the program started.
-    pub fn transcript(&self) -> String {
-        self.session.transcript()
     }
 
     /// Stops the program; command lines of processes it left behind (killed).

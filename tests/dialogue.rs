@@ -264,3 +264,67 @@ fn the_published_dialogues_are_built_in() {
         ["fixtures/scenarios/solo-10x10/dialogue/02-quit.toml"]
     );
 }
+
+/// Correct programs in styles the samples do not use (a second reviewer's): each passes.
+#[test]
+fn correct_programs_in_other_styles_pass() {
+    let runs = [
+        // A drone count on the line after "Scanning row 3...", "Turns taken: 22, Shots
+        // fired: 20", and "Boats sunk: 1 of 5" after every shot.
+        (
+            "java:tests/fixtures/java/styles-a",
+            "fixtures/scenarios/battleboats/dialogue",
+        ),
+        // An intro that warns of shots "out of bounds", and x and y asked on lines of their
+        // own.
+        (
+            "java:tests/fixtures/java/styles-b",
+            "fixtures/scenarios/battleboats/dialogue",
+        ),
+        // Rows labelled A-H with the letter read as the row, "H wins!", "You lose your next
+        // turn" after a grenade, and the grid printed again before each prompt.
+        (
+            "exec:LABELS=letterrow WIN=hc LOSEMSG=1 GRIDBEFORE=1 python3 -u tests/fixtures/programs/grenades/letter-rows.py",
+            "fixtures/scenarios/grenades-8x8/dialogue",
+        ),
+        // A numbered board and a legend ("letter = sunk ship") after every shot.
+        (
+            "python:tests/fixtures/python/solo-draw",
+            "fixtures/scenarios/solo-10x10/dialogue",
+        ),
+        // The row and the column asked on lines of their own, refused without an error word.
+        (
+            "python:tests/fixtures/python/solo-silent",
+            "fixtures/scenarios/solo-10x10/dialogue",
+        ),
+    ];
+    for (target, folder) in runs {
+        let out = broadside()
+            .args(["run", folder, "--target", target])
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{target}:\n{}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+    }
+}
+
+#[test]
+fn a_taken_cell_accepted_under_one_prompt_for_all_is_still_seen() {
+    let r = play(
+        "exec:NOCHECK=1 python3 -u tests/fixtures/programs/grenades/same-prompt.py",
+        "fixtures/scenarios/grenades-8x8/dialogue/02-placement-refusals.toml",
+        5,
+    );
+    assert_eq!(r.status, Status::Failed, "{r:?}");
+    assert_eq!(r.divergence.unwrap().check, "refused");
+    let r = play(
+        "exec:python3 -u tests/fixtures/programs/grenades/same-prompt.py",
+        "fixtures/scenarios/grenades-8x8/dialogue/02-placement-refusals.toml",
+        5,
+    );
+    assert_eq!(r.status, Status::Passed, "{r:?}");
+}

@@ -93,6 +93,8 @@ struct Boats {
     missile_cells: Vec<Cell>,
     /// Whether the game has ended (and its counts were checked).
     over: bool,
+    /// Whether shots go as two lines, x then y.
+    split: bool,
 }
 
 impl Boats {
@@ -112,12 +114,17 @@ impl Boats {
             ("1", "standard")
         };
         at.action = format!("choose {word} mode: sent `{digit}`");
+        // Refused: the mode question comes again (its last line speaks of the mode).
+        let refused = |question: &str, answer: &str| {
+            let last = answer.lines().rfind(|l| !l.trim().is_empty()).unwrap_or("");
+            asked_again(question, answer) && has_stem(last, &["standard", "expert", "mode"])
+        };
         let mut heard = talk.say(digit)?;
-        if asked_again(&opening.text, &heard.text) {
+        if refused(&opening.text, &heard.text) {
             at.action = format!("choose {word} mode: sent `{digit}`, refused, then `{word}`");
             let question = heard.text.clone();
             heard = talk.say(word)?;
-            if asked_again(&question, &heard.text) {
+            if refused(&question, &heard.text) {
                 return Err(Stop::diverged(
                     "mode",
                     format!("`{digit}` (or `{word}`) chooses {word} mode (§6)"),
@@ -161,6 +168,7 @@ impl Boats {
             noise,
             missile_cells: Vec::new(),
             over: false,
+            split: false,
         })
     }
 
@@ -291,7 +299,30 @@ impl Boats {
         let line = format!("{} {}", c.row, c.col);
         at.action = format!("fire at ({}, {}), {why}: sent `{line}`", c.row, c.col);
         let answer = self.game.fire(None, c);
-        let heard = talk.say(&line)?;
+        let heard = if self.split {
+            self.split_shot(talk, c)?
+        } else {
+            let asked = talk.last_heard();
+            let h = talk.say(&line)?;
+            if h.ended || self.outcome_said(&h.text).is_some() {
+                h
+            } else if asked_again(&asked, &h.text) {
+                // Refused: the two numbers on lines of their own ("Enter x:", "Enter y:").
+                self.split = true;
+                at.action = format!(
+                    "fire at ({}, {}), {why}: sent `{line}` (refused), then `{}` and `{}`",
+                    c.row, c.col, c.row, c.col
+                );
+                self.split_shot(talk, c)?
+            } else {
+                // It took x and asks for y on a line of its own.
+                at.action = format!(
+                    "fire at ({}, {}), {why}: sent `{line}`, then `{}` when asked for more",
+                    c.row, c.col, c.col
+                );
+                talk.say(&c.col.to_string())?
+            }
+        };
         at.board = self.game.render(true);
         let expected = answer.outcome.word();
         let said = self.outcome_said(&heard.text);
@@ -310,6 +341,15 @@ impl Boats {
             return self.final_counts(talk, heard);
         }
         still_on(&heard, "while boats were still afloat")
+    }
+
+    /// A shot as two lines, x then y (after `x y` on one line was refused).
+    fn split_shot(&mut self, talk: &mut Talk, c: RawCell) -> Result<Heard, Stop> {
+        let first = talk.say(&c.row.to_string())?;
+        if first.ended || self.outcome_said(&first.text).is_some() {
+            return Ok(first);
+        }
+        talk.say(&c.col.to_string())
     }
 
     /// Checks the turn and cannon-shot counts printed at the end (§4: "report how many turns
@@ -562,11 +602,12 @@ impl Boats {
     }
 
     /// Which outcome the program's answer says: `penalty` if it says so anywhere, else
-    /// `sunk`, else the first of `hit` and `miss`. Lines it prints every turn are skipped.
+    /// `sunk`, else the first of `hit` and `miss`. Lines it printed before the first shot
+    /// (prompts, legends) and counters (`Boats sunk: 1 of 5`, `Penalties: 0`) are skipped.
     fn outcome_said(&self, text: &str) -> Option<&'static str> {
         let kept: Vec<&str> = text
             .lines()
-            .filter(|l| !self.noise.contains(&normalise(l)))
+            .filter(|l| !self.noise.contains(&normalise(l)) && !read::is_status_line(l))
             .collect();
         let ws = words(&kept.join("\n"));
         let any = |set: &[&str]| ws.iter().any(|w| set.contains(&w.as_str()));
@@ -591,24 +632,25 @@ impl Boats {
     }
 
     /// The drone's count in its answer: the first number on the first line that speaks of a
-    /// scan (`drone`, `scan`, `found`, boats, cells…), the scanned index left out.
+    /// scan (`drone`, `scan`, `found`, boats, cells…), the scanned index left out of a line
+    /// that names its row or column (then a later line may hold the count).
     fn count_said(&self, text: &str, index: i64) -> Option<i64> {
         let stems = [
             "drone", "scan", "found", "detect", "count", "target", "boat", "ship", "spot", "cell",
             "part", "square", "there",
         ];
-        let line = text
-            .lines()
-            .filter(|l| !self.noise.contains(&normalise(l)))
-            .find(|l| has_stem(l, &stems) && !integers(l).is_empty())?;
-        let mut numbers = integers(line);
-        if has_stem(line, &["row", "col"])
-            && let Some(k) = numbers.iter().position(|&n| n == index)
-            && numbers.len() > 1
-        {
-            numbers.remove(k);
-        }
-        numbers.first().copied()
+        text.lines()
+            .filter(|l| !self.noise.contains(&normalise(l)) && has_stem(l, &stems))
+            .find_map(|line| {
+                let mut numbers = integers(line);
+                // "Scanning row 3..." names the row, not the count: its index is left out.
+                if has_stem(line, &["row", "col"])
+                    && let Some(k) = numbers.iter().position(|&n| n == index)
+                {
+                    numbers.remove(k);
+                }
+                numbers.first().copied()
+            })
     }
 
     /// Every cell of the board, row by row.

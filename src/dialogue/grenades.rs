@@ -11,7 +11,7 @@
 //! letter-is-column); a program that reads it as the row shows every grid transposed, which
 //! is accepted (both readings are faithful to "a character followed by an integer").
 
-use super::read::{self, asked_again, has_phrase, refuses};
+use super::read::{self, asked_again, refuses};
 use super::talk::{Heard, Stop, Talk};
 use super::{Played, Progress};
 use crate::cell::Cell;
@@ -36,13 +36,20 @@ pub const MOVES: [&str; 8] = [
 /// The grid's symbols (step 3).
 const ALPHABET: [char; 6] = ['_', 's', 'S', 'g', 'G', '*'];
 
-/// Phrases that declare the human the winner (step 6: "eventually declare a winner").
-const HUMAN_WINS: [&str; 10] = [
+/// Phrases that declare the human the winner (step 6: "eventually declare a winner"; the
+/// handout calls the players H and C).
+const HUMAN_WINS: [&str; 16] = [
     "you win",
     "you won",
     "you have won",
+    "you are the winner",
     "human wins",
     "human won",
+    "human is the winner",
+    "winner is the human",
+    "winner is human",
+    "winner is you",
+    "h wins",
     "player wins",
     "player won",
     "computer loses",
@@ -51,16 +58,38 @@ const HUMAN_WINS: [&str; 10] = [
 ];
 
 /// Phrases that declare the computer the winner.
-const COMPUTER_WINS: [&str; 8] = [
+const COMPUTER_WINS: [&str; 12] = [
     "computer wins",
     "computer won",
     "computer has won",
+    "computer is the winner",
+    "winner is the computer",
+    "winner is computer",
+    "c wins",
     "you lose",
     "you lost",
     "you have lost",
     "human loses",
     "player loses",
 ];
+
+/// Who `text` declares the winner: the side of the last winner phrase in it ("You lose
+/// your next turn" earlier in the round does not count against a later "You win!").
+fn declared_winner(text: &str) -> Option<&'static str> {
+    let flat = format!(" {} ", read::words(text).join(" "));
+    let last = |phrases: &[&str]| {
+        phrases
+            .iter()
+            .filter_map(|p| flat.rfind(&format!(" {p} ")))
+            .max()
+    };
+    match (last(&HUMAN_WINS), last(&COMPUTER_WINS)) {
+        (Some(h), Some(c)) => Some(if h > c { "human" } else { "computer" }),
+        (Some(_), None) => Some("human"),
+        (None, Some(_)) => Some("computer"),
+        (None, None) => None,
+    }
+}
 
 /// The human's player index (the spec's `players`: human, computer).
 const HUMAN: usize = 0;
@@ -170,6 +199,9 @@ fn live(
     };
     let mut last = opening;
     let mut called: Vec<Cell> = Vec::new();
+    // Whether the program asks every entry with the same words: then a question asked again
+    // is no sign of a refusal.
+    let mut generic = false;
     let n = rules.notation;
     for (k, m) in plan.moves.iter().enumerate() {
         at.move_no = k + 1;
@@ -193,6 +225,7 @@ fn live(
                     let h = talk.say(bad)?;
                     refused(
                         &last.text,
+                        generic,
                         &h,
                         bad,
                         "off the grid (step 1: \"If the character is not between 'A' (or a) and H (or h) or the integer is not between 1 and 8 ... display an error message and let the user try again\")",
@@ -203,7 +236,9 @@ fn live(
             "place-occupied" => {
                 if rec.human.is_empty() {
                     let (i, c) = to_place.remove(0);
+                    let before = last.text.clone();
                     last = place(talk, at, &rules, i, c)?;
+                    generic |= same_prompt(&before, &last.text);
                     rec.human.push((i, c));
                 }
                 let (_, c) = rec.human[0];
@@ -212,6 +247,7 @@ fn live(
                 let h = talk.say(&cell)?;
                 refused(
                     &last.text,
+                    generic,
                     &h,
                     &cell,
                     "already taken (step 1: \"or there is already a grenade or a ship at that position ... display an error message and let the user try again\")",
@@ -221,7 +257,9 @@ fn live(
             "place" => {
                 while !to_place.is_empty() {
                     let (i, c) = to_place.remove(0);
+                    let before = last.text.clone();
                     last = place(talk, at, &rules, i, c)?;
+                    generic |= same_prompt(&before, &last.text);
                     rec.human.push((i, c));
                 }
                 rec.before_play = last.text.clone();
@@ -239,6 +277,7 @@ fn live(
                     let h = talk.say(bad)?;
                     refused(
                         &last.text,
+                        generic,
                         &h,
                         bad,
                         "off the grid (step 4: \"you must verify that the values are within the grid\")",
@@ -274,7 +313,7 @@ fn live(
                     ));
                 };
                 last = rocket(talk, at, &rules, cell, k + 1, m.line, &mut rec)?;
-                called = called_cells(&last.text, &called, cell);
+                called.push(cell);
             }
             "sweep" => {
                 let all: Vec<Cell> = (0..rules.rows)
@@ -288,7 +327,7 @@ fn live(
                         continue;
                     }
                     last = rocket(talk, at, &rules, cell, k + 1, m.line, &mut rec)?;
-                    called = called_cells(&last.text, &called, cell);
+                    called.push(cell);
                 }
             }
             other => return Err(Stop::diverged("plan", "a known move", format!("`{other}`"))),
@@ -392,9 +431,14 @@ fn fleet_sunk_in(text: &str) -> bool {
 
 /// A divergence unless `h` refuses the entry that answered `question` (an error word, or
 /// the same question again).
-fn refused(question: &str, h: &Heard, entry: &str, why: &str) -> Result<(), Stop> {
+///
+/// With `generic` prompts (every entry asked with the same words), only words say it.
+fn refused(question: &str, generic: bool, h: &Heard, entry: &str, why: &str) -> Result<(), Stop> {
     let taken = read::has_stem(&h.text, &["already", "occupied", "taken"]);
-    if asked_again(question, &h.text) || taken {
+    let worded = h.text.lines().any(refuses);
+    // An accepted rocket shows its grid; a question asked again after one is the next turn.
+    let played = !grids(&h.text).is_empty();
+    if taken || worded || (!generic && !played && asked_again(question, &h.text)) {
         return Ok(());
     }
     Err(Stop::diverged(
@@ -408,27 +452,16 @@ fn refused(question: &str, h: &Heard, entry: &str, why: &str) -> Result<(), Stop
     ))
 }
 
-/// Cells called so far as the last printed grid shows them (plus `fired`), or the known
-/// ones when no grid can be read.
-fn called_cells(text: &str, known: &[Cell], fired: Cell) -> Vec<Cell> {
-    let mut out: Vec<Cell> = known.to_vec();
-    if let Some(g) = grids(text).last() {
-        for (r, row) in g.iter().enumerate() {
-            for (c, ch) in row.iter().enumerate() {
-                let cell = Cell {
-                    row: r as u8,
-                    col: c as u8,
-                };
-                if *ch != '_' && !out.contains(&cell) {
-                    out.push(cell);
-                }
-            }
-        }
-    }
-    if !out.contains(&fired) {
-        out.push(fired);
-    }
-    out
+/// Whether two answers end with the same question (an accepted entry asked the next one
+/// with the same words).
+fn same_prompt(before: &str, after: &str) -> bool {
+    let last = |t: &str| {
+        t.lines()
+            .map(str::trim)
+            .rfind(|l| !l.is_empty())
+            .map(str::to_string)
+    };
+    last(before).is_some() && last(before) == last(after)
 }
 
 /// The 8×8 grids in `text`, in the handout's alphabet.
@@ -749,25 +782,23 @@ fn replay_as(
     if revealed != full {
         return Err(Stop::diverged("revealed", show(&full), show(&revealed)));
     }
-    let human_won = game.winner() == Some("human");
-    let says_human = has_phrase(final_text, &HUMAN_WINS);
-    let says_computer = has_phrase(final_text, &COMPUTER_WINS);
-    if (human_won && !says_human) || (!human_won && !says_computer) || (says_human && says_computer)
-    {
+    let winner = if game.winner() == Some("human") {
+        "human"
+    } else {
+        "computer"
+    };
+    let declared = declared_winner(final_text);
+    if declared != Some(winner) {
         return Err(Stop::diverged(
             "winner",
             format!(
-                "the {} declared the winner (step 6; the {} has no ship left)",
-                if human_won { "human" } else { "computer" },
+                "the {winner} declared the winner (step 6; the {} has no ship left)",
                 loser(&game)
             ),
-            if says_human == says_computer {
-                "no clear winner in what the program printed".to_string()
-            } else if says_human {
-                "the human".to_string()
-            } else {
-                "the computer".to_string()
-            },
+            declared.map_or(
+                "no winner declared (e.g. \"You win!\" or \"The computer wins.\")".to_string(),
+                |w| format!("the {w}"),
+            ),
         ));
     }
     Ok(())

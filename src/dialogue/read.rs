@@ -67,7 +67,31 @@ pub fn refuses(text: &str) -> bool {
     REFUSED.iter().any(|p| flat.contains(&format!(" {p}")))
 }
 
-/// Whether `answer` refuses the line it answers: an error word ([`refuses`]), or the
+/// Whether `line` is a counter, not an outcome: a label with a number after its colon or
+/// equals sign (`Penalties: 0`, `sunk = 2`), or "N of M" (`Boats sunk: 1 of 5`).
+pub fn is_status_line(line: &str) -> bool {
+    let labelled = line.split([':', '=']).skip(1).any(|rest| {
+        rest.trim_start()
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_digit())
+    });
+    let tokens: Vec<&str> = line.split_whitespace().collect();
+    let n_of_m = tokens.windows(3).any(|w| {
+        w[0].trim_matches(|c: char| !c.is_ascii_digit())
+            .parse::<u32>()
+            .is_ok()
+            && w[1].eq_ignore_ascii_case("of")
+            && w[2]
+                .trim_matches(|c: char| !c.is_ascii_digit())
+                .parse::<u32>()
+                .is_ok()
+    });
+    labelled || n_of_m
+}
+
+/// Whether `answer` refuses the line it answers: an error word ([`refuses`]) on its first
+/// line (an intro further down that warns of "invalid" shots is no refusal), or the
 /// `question` asked again word for word (its last line printed again). Only for lines that
 /// should be refused or that choose one of two options: a program that asks every entry
 /// with the same prompt repeats it after an accepted one too.
@@ -78,7 +102,8 @@ pub fn asked_again(question: &str, answer: &str) -> bool {
             .rfind(|l| !l.is_empty())
             .map(str::to_string)
     };
-    refuses(answer) || (last(question).is_some() && last(question) == last(answer))
+    let first = answer.lines().map(str::trim).find(|l| !l.is_empty());
+    first.is_some_and(refuses) || (last(question).is_some() && last(question) == last(answer))
 }
 
 /// The integers in `text`, in order (a `-` right before digits makes them negative).
@@ -121,9 +146,13 @@ pub fn number_near(text: &str, stem: &str) -> Option<i64> {
             if !word.starts_with(stem) {
                 continue;
             }
-            let labelled = t.ends_with(':')
-                || t.ends_with('=')
-                || tokens.get(i + 1).is_some_and(|n| *n == ":" || *n == "=");
+            // "Turns: 25", "turns = 25", "Shots fired: 20": a colon or equals sign on the
+            // word or the two tokens after it, before any number.
+            let labelled = tokens[i..]
+                .iter()
+                .take(3)
+                .take_while(|n| number(n).is_none())
+                .any(|n| n.ends_with(':') || n.ends_with('='));
             let after = tokens[i + 1..].iter().find_map(|t| number(t));
             let before = i.checked_sub(1).and_then(|j| number(tokens[j]));
             let earlier = tokens[..i].iter().rev().find_map(|t| number(t));
@@ -153,7 +182,12 @@ pub fn row_cells(line: &str, cols: usize) -> Option<Vec<char>> {
     if tokens.len() == cols && single(&tokens) {
         return Some(tokens.iter().filter_map(|t| t.chars().next()).collect());
     }
-    if tokens.len() == cols + 1 && tokens[0].parse::<u32>().is_ok() && single(&tokens[1..]) {
+    // A row label: a number, or a letter (grids labelled A–H down the side).
+    let label = |t: &str| {
+        t.parse::<u32>().is_ok()
+            || (t.chars().count() == 1 && t.chars().all(|c| c.is_ascii_alphabetic()))
+    };
+    if tokens.len() == cols + 1 && label(tokens[0]) && single(&tokens[1..]) {
         return Some(
             tokens[1..]
                 .iter()
@@ -303,6 +337,18 @@ mod tests {
             Some(23)
         );
         assert_eq!(number_near("TURNS: 27  SHOTS: 22", "turn"), Some(27));
+        assert_eq!(
+            number_near("Turns taken: 22, Shots fired: 20", "shot"),
+            Some(20)
+        );
+        assert_eq!(
+            number_near("Turns taken: 22, Shots fired: 20", "turn"),
+            Some(22)
+        );
+        assert!(is_status_line("Boats sunk: 0 of 5"));
+        assert!(is_status_line("Penalties: 0"));
+        assert!(!is_status_line("Hit at (3, 4)!"));
+        assert!(!is_status_line("Penalty at (-1, 0): next turn skipped."));
         assert_eq!(
             number_near("Total turns = 8, total cannon shots = 6", "turn"),
             Some(8)

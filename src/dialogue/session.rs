@@ -132,7 +132,8 @@ impl Session {
             pgid,
             limits: program.limits.clone(),
             taken: 0,
-            quiet_only: std::env::var_os("BROADSIDE_QUIET_INPUT").is_some(),
+            quiet_only: std::env::var("BROADSIDE_QUIET_INPUT")
+                .is_ok_and(|v| !v.is_empty() && v != "0"),
             members: vec![pgid],
             members_at: Instant::now(),
             left_in_group: Vec::new(),

@@ -8,7 +8,7 @@
 //! checked against the reference for that fleet. A shot is sent as `row column` on one
 //! line; when that is refused, as the row and then the column on lines of their own.
 
-use super::read::{self, has_stem, refuses, words};
+use super::read::{self, asked_again, has_phrase, has_stem, refuses, words};
 use super::talk::{Heard, Stop, Talk};
 use super::{Played, Progress};
 use crate::cell::{Cell, RawCell};
@@ -220,8 +220,15 @@ impl Solo {
         for word in QUIT_WORDS {
             tried.push(format!("`{word}`"));
             at.action = format!("quit: sent {}", tried.join(", then "));
-            let h = talk.say(word)?;
+            let mut h = talk.say(word)?;
             self.hear(&h);
+            // "Are you sure you want to quit? (y/n)": yes.
+            if !h.ended && (has_phrase(&h.text, &["y n", "yes no", "are you sure"])) {
+                tried.push("`y`".into());
+                at.action = format!("quit: sent {}", tried.join(", then "));
+                h = talk.say("y")?;
+                self.hear(&h);
+            }
             if h.ended {
                 return Ok(());
             }
@@ -260,8 +267,12 @@ impl Solo {
         let h = if self.split {
             self.split_shot(talk, &r, &col)?
         } else {
+            let asked = talk.last_heard();
             let h = talk.say(&format!("{r} {col}"))?;
-            if !h.ended && refuses(&h.text) && said(&h.text).is_none() {
+            if !h.ended
+                && said(&h.text).is_none()
+                && (refuses(&h.text) || asked_again(&asked, &h.text))
+            {
                 self.split = true;
                 self.split_shot(talk, &r, &col)?
             } else {
@@ -338,16 +349,19 @@ impl Solo {
     }
 }
 
-/// The outcome a line of main()'s answer says: `sunk` (sank, sunk), else the first of
-/// `hit` and `miss`.
+/// The outcome main()'s answer says, by the handout's own messages: the earliest of "You
+/// have a hit!", "You missed!" and "You sank a …!" (case and punctuation aside), so a board
+/// legend printed after the shot ("letter = sunk ship") is not read as one.
 fn said(text: &str) -> Option<&'static str> {
-    let ws = words(text);
-    if ws.iter().any(|w| w == "sank" || w == "sunk") {
-        return Some("sunk");
-    }
-    ws.iter().find_map(|w| match w.as_str() {
-        "hit" | "hits" => Some("hit"),
-        "miss" | "missed" | "misses" => Some("miss"),
-        _ => None,
-    })
+    let flat = format!(" {} ", words(text).join(" "));
+    [
+        (" you have a hit ", "hit"),
+        (" you missed ", "miss"),
+        (" you sank a ", "sunk"),
+        (" you sank an ", "sunk"),
+    ]
+    .iter()
+    .filter_map(|(p, w)| flat.find(p).map(|at| (at, *w)))
+    .min()
+    .map(|(_, w)| w)
 }

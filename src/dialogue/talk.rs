@@ -87,6 +87,9 @@ pub struct Talk {
     log: Vec<String>,
     deadline: Instant,
     game_timeout: Duration,
+    /// What the program printed after the last line sent (or at its start): the question
+    /// the next line answers.
+    last: String,
 }
 
 impl Talk {
@@ -100,6 +103,7 @@ impl Talk {
             log: Vec::new(),
             deadline: Instant::now() + program.limits.scenario_timeout,
             game_timeout: program.limits.scenario_timeout,
+            last: String::new(),
         })
     }
 
@@ -108,6 +112,11 @@ impl Talk {
     /// Errors: it faulted before asking anything.
     pub fn opening(&mut self) -> Result<Heard, Stop> {
         self.hear()
+    }
+
+    /// What the program printed last: the question the next line answers.
+    pub fn last_heard(&self) -> String {
+        self.last.clone()
     }
 
     /// Sends `line` and hears the answer.
@@ -140,6 +149,7 @@ impl Talk {
         let waited = self.session.wait(wait);
         // Colour and cursor escapes are not words: `\x1b[31mhit` says `hit`.
         let text = read::strip_escapes(&self.session.take());
+        self.last.clone_from(&text);
         self.log.extend(text.lines().map(clip));
         // What went to standard error shows in the conversation too (a prompt printed there
         // is still a prompt), unless the program ended: its trace is in the fault.

@@ -568,7 +568,8 @@ impl Boats {
         );
         let h = talk.say(&line)?;
         at.board = self.game.render(true);
-        if read::refuses(&h.text) || self.outcome_said(&h.text) == Some("penalty") {
+        let first_line = h.text.lines().find(|l| !l.trim().is_empty());
+        if first_line.is_some_and(read::refuses) || self.outcome_said(&h.text) == Some("penalty") {
             return Err(Stop::diverged(
                 "missile",
                 format!(

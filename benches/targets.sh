@@ -6,7 +6,8 @@
 #   move-limit-10x10: the correct Haskell sample against one scenario (mostly the GHC
 #   compile) and against all 22 (the difference is grading after the compile);
 #   whole programs: the correct Java samples against their dialogue scenarios (battleboats 9,
-#   grenades-8x8 5; javac included) and solo-10x10's main() against its 4.
+#   grenades-8x8 5; javac included), battleboats again with BROADSIDE_QUIET_INPUT=1 (the
+#   fallback where system calls cannot be seen), and solo-10x10's main() against its 4.
 # Run from the repository root:
 #
 #   bash benches/targets.sh [N]
@@ -42,5 +43,6 @@ B=fixtures/scenarios/battleboats/dialogue
 G=fixtures/scenarios/grenades-8x8/dialogue
 S=fixtures/scenarios/solo-10x10/dialogue
 printf '%-44s %s\n' "battleboats: java, 9 dialogues" "$(median "$B" --target java:fixtures/submissions/battleboats/correct)"
+printf '%-44s %s\n' "battleboats: the same, quiet-spell fallback" "$(BROADSIDE_QUIET_INPUT=1 median "$B" --target java:fixtures/submissions/battleboats/correct)"
 printf '%-44s %s\n' "grenades-8x8: java, 5 dialogues" "$(median "$G" --target java:fixtures/submissions/grenades-8x8/correct)"
 printf '%-44s %s\n' "solo-10x10: python main(), 4 dialogues" "$(median "$S" --target python:fixtures/submissions/solo-10x10/correct)"

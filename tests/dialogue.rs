@@ -328,3 +328,22 @@ fn a_taken_cell_accepted_under_one_prompt_for_all_is_still_seen() {
     );
     assert_eq!(r.status, Status::Passed, "{r:?}");
 }
+
+#[test]
+fn fuzz_refuses_a_whole_program() {
+    let out = broadside()
+        .args([
+            "fuzz",
+            "--assignment",
+            "battleboats",
+            "--target",
+            "exec:true",
+            "--cases",
+            "1",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("is a whole program"), "{err}");
+}

@@ -116,7 +116,7 @@ impl Boats {
         at.action = format!("choose {word} mode: sent `{digit}`");
         // Refused: the mode question comes again (its last line speaks of the mode).
         let refused = |question: &str, answer: &str| {
-            let last = answer.lines().rfind(|l| !l.trim().is_empty()).unwrap_or("");
+            let last = read::last_line(answer).unwrap_or("");
             asked_again(question, answer) && has_stem(last, &["standard", "expert", "mode"])
         };
         let mut heard = talk.say(digit)?;

@@ -455,13 +455,7 @@ fn refused(question: &str, generic: bool, h: &Heard, entry: &str, why: &str) -> 
 /// Whether two answers end with the same question (an accepted entry asked the next one
 /// with the same words).
 fn same_prompt(before: &str, after: &str) -> bool {
-    let last = |t: &str| {
-        t.lines()
-            .map(str::trim)
-            .rfind(|l| !l.is_empty())
-            .map(str::to_string)
-    };
-    last(before).is_some() && last(before) == last(after)
+    read::last_line(before).is_some() && read::last_line(before) == read::last_line(after)
 }
 
 /// The 8×8 grids in `text`, in the handout's alphabet.

@@ -96,14 +96,14 @@ pub fn is_status_line(line: &str) -> bool {
 /// should be refused or that choose one of two options: a program that asks every entry
 /// with the same prompt repeats it after an accepted one too.
 pub fn asked_again(question: &str, answer: &str) -> bool {
-    let last = |t: &str| {
-        t.lines()
-            .map(str::trim)
-            .rfind(|l| !l.is_empty())
-            .map(str::to_string)
-    };
     let first = answer.lines().map(str::trim).find(|l| !l.is_empty());
-    first.is_some_and(refuses) || (last(question).is_some() && last(question) == last(answer))
+    first.is_some_and(refuses)
+        || (last_line(question).is_some() && last_line(question) == last_line(answer))
+}
+
+/// The last non-empty line of `text`, trimmed: the question a program asks last.
+pub fn last_line(text: &str) -> Option<&str> {
+    text.lines().map(str::trim).rfind(|l| !l.is_empty())
 }
 
 /// The integers in `text`, in order (a `-` right before digits makes them negative).

@@ -282,12 +282,7 @@ impl Session {
                 continue;
             };
             for t in tasks.flatten() {
-                let state = std::fs::read_to_string(t.path().join("stat"))
-                    .ok()
-                    .and_then(|s| {
-                        s.rsplit_once(')')
-                            .and_then(|(_, r)| r.split_whitespace().next().map(str::to_string))
-                    });
+                let state = stat_field(&t.path().join("stat"), 0);
                 if state.as_deref() == Some("R") {
                     return Group::Running;
                 }
@@ -447,13 +442,16 @@ fn in_stdin_read(syscall: &str) -> bool {
 
 /// Whether process `pid` has ended and waits to be reaped (or is gone).
 fn is_zombie(pid: i32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Ok(stat) => stat
-            .rsplit_once(')')
-            .and_then(|(_, r)| r.split_whitespace().next())
-            .is_some_and(|s| s == "Z" || s == "X"),
-        Err(_) => true,
-    }
+    let path = std::path::PathBuf::from(format!("/proc/{pid}/stat"));
+    stat_field(&path, 0).is_none_or(|s| s == "Z" || s == "X")
+}
+
+/// Field `k` of a `/proc/…/stat` file counted after the command name (0: the state, 2: the
+/// process group); `None` when the file cannot be read.
+fn stat_field(path: &std::path::Path, k: usize) -> Option<String> {
+    let stat = std::fs::read_to_string(path).ok()?;
+    let (_, rest) = stat.rsplit_once(')')?;
+    rest.split_whitespace().nth(k).map(str::to_string)
 }
 
 /// A process's command line, its arguments joined by spaces (empty when gone).
@@ -463,18 +461,10 @@ fn command_line(pid: i32) -> String {
 
 /// The processes of process group `pgid`.
 fn group_members(pgid: i32) -> Vec<i32> {
-    let Ok(dir) = std::fs::read_dir("/proc") else {
-        return Vec::new();
-    };
-    dir.flatten()
-        .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
-        .filter(|pid| {
-            std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
-                stat.rsplit_once(')')
-                    .and_then(|(_, rest)| rest.split_whitespace().nth(2))
-                    .and_then(|g| g.parse::<i32>().ok())
-                    == Some(pgid)
-            })
-        })
+    let group = pgid.to_string();
+    crate::target::process::processes()
+        .into_iter()
+        .filter(|(_, dir)| stat_field(&dir.join("stat"), 2).as_deref() == Some(group.as_str()))
+        .map(|(pid, _)| pid)
         .collect()
 }

@@ -595,7 +595,7 @@ fn leftovers(marker: &str, kill: bool) -> Vec<(i32, String)> {
 }
 
 /// Every process of the machine: its pid and its `/proc` folder.
-fn processes() -> Vec<(i32, std::path::PathBuf)> {
+pub fn processes() -> Vec<(i32, std::path::PathBuf)> {
     let Ok(dir) = std::fs::read_dir("/proc") else {
         return Vec::new();
     };

@@ -269,9 +269,10 @@ pub fn java_target(path: &Utf8Path, limits: Limits, uid: u32) -> Result<Built, S
     .to_vec();
     args.extend(files.iter().map(|f| rel(f)));
     let jvm = jvm_limits(&limits);
-    let jdk_env = jdk_library_path(&javac());
+    let javac = javac();
+    let jdk_env = jdk_library_path(&javac);
     let built = super::build::run_contained(&super::build::OneShot {
-        program: &javac(),
+        program: &javac,
         args: &args,
         cwd: &ws.work,
         limits: &Limits {
@@ -287,7 +288,7 @@ pub fn java_target(path: &Utf8Path, limits: Limits, uid: u32) -> Result<Built, S
     .map_err(|e| {
         format!(
             "could not run `{}` to compile java:{path}: {e} (install a JDK: apt-get install openjdk-17-jdk-headless)",
-            javac()
+            javac
         )
     })?;
     if built.timed_out || built.code != Some(0) {

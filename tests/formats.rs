@@ -38,7 +38,7 @@ fn a_suite_scales_points_to_its_total_and_hides_its_hidden_folder() {
     // 5 + 3 + 1 points scaled to 18: every point is worth 2.
     assert_eq!(report.summary.max_points, 9);
     assert_eq!(report.summary.max_score, 18.0);
-    assert_eq!(report.summary.points, 5);
+    assert_eq!(report.summary.points, 5.0);
     assert_eq!(report.summary.score, 10.0);
     assert_eq!(hidden(&report).visibility, Visibility::Hidden);
     assert_eq!(hidden(&report).max_score, 6.0);

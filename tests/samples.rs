@@ -26,6 +26,15 @@ struct Expected {
     /// Why `may_fail` is not empty.
     #[serde(default)]
     random: Option<String>,
+    /// A real-class sample's habit, in a sentence.
+    #[serde(default, rename = "trait")]
+    habit: Option<String>,
+    /// The band of the suite's marks a careful TA would give (fractions, low and high).
+    #[serde(default)]
+    score: Option<[f64; 2]>,
+    /// The TA's reasoning for `score`.
+    #[serde(default)]
+    why: Option<String>,
 }
 
 /// `kind`: the target kind for the samples (`python`, `haskell`); `at_least`: how many samples
@@ -82,7 +91,22 @@ fn check(assignment: &str, kind: &str, at_least: usize) {
             .filter(|s| broadside::harness::plays(target.as_ref(), s))
             .cloned()
             .collect();
-        let results: Vec<_> = run_all(&played, target.as_mut())
+        let all = run_all(&played, target.as_mut());
+        if let Some([lo, hi]) = want.score {
+            assert!(
+                want.why.is_some() && want.habit.is_some(),
+                "{name}: a `score` band comes with its `trait` and the TA's `why`"
+            );
+            let got: f64 = all.iter().map(|r| r.score).sum::<f64>()
+                / all.iter().map(|r| r.max_score).sum::<f64>();
+            if !(lo - 1e-9..=hi + 1e-9).contains(&got) {
+                problems.push(format!(
+                    "{name}: scored {got:.3} of the suite, outside the TA's band [{lo}, {hi}] ({})",
+                    want.why.as_deref().unwrap_or("")
+                ));
+            }
+        }
+        let results: Vec<_> = all
             .into_iter()
             .filter(|r| !want.may_fail.contains(&file(r)))
             .collect();

@@ -1,30 +1,37 @@
-//! The battleboats dialogue (handout 004): choose the mode, `print` to learn the layout,
-//! then play planned moves and check each printed keyword and number against the
-//! reference engine playing the same layout.
+//! The battleboats dialogue (handout 004): choose the mode, learn the layout, then play
+//! planned moves; every shot, scan and missile is recorded, and judged against the
+//! reference engine playing the same layout as a marking sheet of the handout's rules.
 //!
-//! Lines sent, as the handout's examples write them: `1` / `2` for the mode (§6), `print`
-//! (§7), `x y` for a shot (§4, x the row), `drone` then `r` / `c` (or `row` / `column` when
-//! the single letter is refused) then the index (§5 Drone), `missile` then `x y` (§5
-//! Missile). Judged: `miss` / `hit` / `sunk` / `penalty` after each shot (§4), the drone's
-//! count (§5), the used-up message past a power's limit (§5), refusals of bad power input
-//! (§5), and the final turn and cannon-shot counts (§4). Not judged: the wording around
+//! Nothing a program may lack is a prerequisite. The mode key, the command words and the
+//! way a cell is entered are read from the program's prompts (`1`/`2`, `s`/`e`, words;
+//! `x y` on one line, or the row and the column asked apart, in the order asked; `fire`,
+//! `f` or a bare cell), and the next convention is tried when one is refused. The layout
+//! comes from `print` (§7) when it shows each boat apart; when it shows only which cells
+//! hold boats, or nothing, the boats are inferred from the program's own answers after the
+//! game (the layouts of the handout's fleet that fit every hit, miss and sunk), and the
+//! game is judged against the one that fits best. `print` is a rule of its own.
+//!
+//! Judged: `miss` / `hit` / `sunk` (§4), `penalty` for a repeated or off-board shot (§4),
+//! the drone's count (§5), the used-up message (§5), refusals of bad power input (§5), the
+//! final turn and cannon-shot counts (§4), and `print` (§7). Not judged: the wording around
 //! them, the board drawn before each turn (its format is free, §4), and what a missile
-//! prints (the handout prescribes nothing; its cells are checked by later shots and the
-//! counts).
+//! prints (its cells are checked by later shots and the counts).
 
 use super::read::{self, asked_again, has_phrase, has_stem, integers, words};
+use super::sheet::{Rule, Sheet};
 use super::talk::{Heard, Stop, Talk};
-use super::{Played, Progress};
+use super::{DialogueDriver, Played, Progress};
 use crate::cell::{Cell, RawCell};
 use crate::engine::{Axis, Game, Outcome};
 use crate::scenario::{Dialogue, Scenario};
 use crate::spec::{Counter, Rules};
 use crate::target::Program;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 /// The moves a battleboats dialogue may plan.
-pub const MOVES: [&str; 14] = [
+pub const MOVES: [&str; 15] = [
+    "print",
     "hit-each-boat",
     "sink-smallest",
     "miss",
@@ -40,6 +47,130 @@ pub const MOVES: [&str; 14] = [
     "fire-missile-cell",
     "sink-all",
 ];
+
+/// The rules a battleboats dialogue judges.
+pub static RULES: [Rule; 12] = [
+    Rule {
+        id: "print",
+        title: "`print` shows the whole board, each boat told apart",
+        clause: "§7: \"the program should print the entire board to terminal, displaying spots that have been hit and missed, as well as where boats are. It is important that you differentiate the boats in some way.\"",
+    },
+    Rule {
+        id: "miss",
+        title: "A shot at open water prints miss",
+        clause: "§4: \"If there is no boat at the location, print “miss”.\"",
+    },
+    Rule {
+        id: "hit",
+        title: "A shot at a boat prints hit",
+        clause: "§4: \"If there is a boat, print “hit”.\"",
+    },
+    Rule {
+        id: "sunk",
+        title: "The shot that completes a boat prints sunk",
+        clause: "§4: \"If the boat sinks, print “sunk”.\"",
+    },
+    Rule {
+        id: "penalty-on-repeat",
+        title: "A shot at a cell fired on before prints penalty",
+        clause: "§4: \"If the user has already attacked that location ... print “penalty”.\" \"Do not print “hit” again if the user has already “hit” this location.\"",
+    },
+    Rule {
+        id: "penalty-off-board",
+        title: "A shot off the board prints penalty",
+        clause: "§4: \"If ... location is out of bounds, print “penalty”.\"",
+    },
+    Rule {
+        id: "drone-count",
+        title: "The drone counts the boat cells of a row or column, hit ones too",
+        clause: "§5 Drone: \"determine how many spots are there that contain a boat ... The drone will count boat spots that have already been hit and sunk.\"",
+    },
+    Rule {
+        id: "power-used-up",
+        title: "A power past its limit prints a used-up message",
+        clause: "§5: \"Each power can be used once a game if the game is in standard mode, and twice if the game is in expert mode.\" \"a message will be printed notifying them that they have already used that power as many times as they can\"",
+    },
+    Rule {
+        id: "power-bad-input",
+        title: "A bad answer to a power's question is refused and asked again",
+        clause: "§5 Drone: \"If the user types in an invalid response, the program should alert them until they type in a valid response\"; Missile: \"the program will continue to ask the user to type in valid coordinates\"",
+    },
+    Rule {
+        id: "missile",
+        title: "A missile strikes the 3×3 square clipped to the board",
+        clause: "§5 Missile: \"If the chosen spot is near the edge of the board, the missile will only hit the spots on the board\"",
+    },
+    Rule {
+        id: "turns",
+        title: "The end reports the turns, a penalty skipping one and each power using one",
+        clause: "§4: \"report how many turns it took to sink all the boats\"; \"the user's next turn will be skipped (meaning that an extra turn will be added to the turn counter\"; §5: \"Each power will add one turn to the total turn count\"",
+    },
+    Rule {
+        id: "shots",
+        title: "The end reports the cannon shots (powers are none)",
+        clause: "§4: \"as well as the total number of cannon shots\"; §5: \"but will not count as a shot fired\"",
+    },
+];
+
+/// The battleboats driver.
+pub struct Driver;
+
+impl DialogueDriver for Driver {
+    fn assignment(&self) -> &'static str {
+        "battleboats"
+    }
+    fn moves(&self) -> &'static [&'static str] {
+        &MOVES
+    }
+    fn rules(&self) -> &'static [Rule] {
+        &RULES
+    }
+    fn check_plan(&self, moves: &[&str]) -> Result<(), (usize, String)> {
+        check_plan(moves)
+    }
+    fn judged(&self, plan: &Dialogue, _: &Scenario) -> Vec<&'static str> {
+        let mut out = Vec::new();
+        for m in &plan.moves {
+            out.extend(match m.name.as_str() {
+                "print" => &["print"][..],
+                "hit-each-boat" => &["hit"][..],
+                "sink-smallest" => &["hit", "sunk"][..],
+                "miss" => &["miss"][..],
+                "repeat-hit" | "repeat-miss" | "fire-missile-cell" => &["penalty-on-repeat"][..],
+                "off-board" | "off-board-far" => &["penalty-off-board"][..],
+                "drone-row" | "drone-col" => &["drone-count"][..],
+                "drone-bad-input" => &["power-bad-input", "drone-count"][..],
+                "missile-corner" => &["missile"][..],
+                "missile-off-board" => &["power-bad-input", "missile"][..],
+                "sink-all" => &["hit", "sunk", "turns", "shots"][..],
+                _ => &[][..],
+            });
+        }
+        // A second use of a power in standard mode (a third in expert) judges the limit.
+        let uses = |names: &[&str]| {
+            plan.moves
+                .iter()
+                .filter(|m| names.contains(&m.name.as_str()))
+                .count()
+        };
+        if uses(&["drone-row", "drone-col", "drone-bad-input"]) > 1
+            || uses(&["missile-corner", "missile-off-board"]) > 1
+        {
+            out.push("power-used-up");
+        }
+        out
+    }
+    fn play(
+        &self,
+        scenario: &Scenario,
+        plan: &Dialogue,
+        program: &Program,
+        at: &mut Progress,
+        sheet: &mut Sheet,
+    ) -> Played {
+        play(scenario, plan, program, at, sheet)
+    }
+}
 
 /// Checks that a plan can be played: a repeat after a shot of its kind, a shot on a missile's
 /// cell after a missile, and nothing after `sink-all` (which ends the game).
@@ -67,123 +198,298 @@ pub fn check_plan(moves: &[&str]) -> Result<(), (usize, String)> {
     Ok(())
 }
 
-/// Plays one battleboats dialogue.
-pub fn play(scenario: &Scenario, plan: &Dialogue, program: &Program, at: &mut Progress) -> Played {
+/// Plays one battleboats dialogue, then judges what was recorded.
+fn play(
+    scenario: &Scenario,
+    plan: &Dialogue,
+    program: &Program,
+    at: &mut Progress,
+    sheet: &mut Sheet,
+) -> Played {
     at.action = "start the program and choose the mode".into();
     let (mut talk, opening) = match super::open(program, &[]) {
         Ok(t) => t,
         Err(played) => return *played,
     };
-    let outcome = Boats::setup(scenario, &mut talk, opening, at)
-        .and_then(|mut boats| boats.play(plan, &mut talk, at));
+    let mut boats = Boats::new(scenario);
+    let mut outcome = boats
+        .setup(&mut talk, opening, at, sheet)
+        .and_then(|()| boats.moves(plan, &mut talk, at));
+    let stopped_at = (at.move_no, at.line, at.move_name.clone());
+    let judged = boats.judge(at, sheet);
+    (at.move_no, at.line, at.move_name) = stopped_at;
+    if outcome.is_ok() {
+        outcome = judged;
+    }
+    sheet.note(boats.conventions.join("; "));
     Played {
         talk: Some(talk),
         outcome,
     }
 }
 
-/// The game as the reference plays it, and what the dialogue has learnt.
+/// One thing the dialogue did, and what the program printed after it.
+#[derive(Clone)]
+enum Act {
+    Fire(RawCell),
+    Drone(Axis, i64),
+    Missile(RawCell),
+}
+
+#[derive(Clone)]
+struct Done {
+    act: Act,
+    text: String,
+    tail: String,
+    move_no: usize,
+    line: usize,
+    move_name: String,
+    action: String,
+}
+
+/// A bad answer to a power's question, and whether the program refused it.
+struct Refusal {
+    refused: bool,
+    want: String,
+    at: Progress,
+    tail: String,
+}
+
+/// How a cell is entered, learnt from the prompts.
+#[derive(Clone, Copy, PartialEq)]
+enum Entry {
+    /// `x y` on one line.
+    Line,
+    /// The row, then the column, each when asked (or in the order asked).
+    Apart,
+}
+
+/// The game as the dialogue plays it, and what it has learnt.
 struct Boats {
     rules: Arc<Rules>,
+    /// The layout as the planner believes it (exact when `print` showed each boat).
     game: Game,
+    /// Whether the belief is exact (`print` told every boat apart).
+    exact: bool,
+    /// Cells `print` showed holding a boat, when it showed no boat apart.
+    boat_cells: Option<BTreeSet<Cell>>,
     /// Normalised lines the program prints every turn (prompts, legends): never read as
     /// an outcome.
     noise: BTreeSet<String>,
     /// Cells the last missile struck.
     missile_cells: Vec<Cell>,
-    /// Whether the game has ended (and its counts were checked).
+    /// Cells fired on (by cannon or missile), and what the program answered a first shot.
+    answered: BTreeMap<Cell, &'static str>,
+    fired: BTreeSet<Cell>,
+    /// Whether the program's game has ended (every boat sunk, as it says).
     over: bool,
-    /// Whether shots go as two lines, x then y.
-    split: bool,
+    entry: Entry,
+    /// The word that starts a shot, when a bare cell is not one (`fire`, `f`).
+    fire_word: Option<String>,
+    /// Aliases for `drone`, `missile`, `print` when the word was refused.
+    words: BTreeMap<&'static str, String>,
+    log: Vec<Done>,
+    /// Refusals of bad power input seen (judged whatever the layout).
+    refusals: Vec<Refusal>,
+    /// Input conventions used, for the report.
+    conventions: Vec<String>,
+    /// What the end printed (the counts).
+    end_text: Option<String>,
 }
 
 impl Boats {
-    /// Chooses the mode, then learns the layout from `print`.
+    fn new(scenario: &Scenario) -> Boats {
+        let rules = scenario.rules.clone();
+        Boats {
+            game: Game::new(rules.clone()),
+            rules,
+            exact: false,
+            boat_cells: None,
+            noise: BTreeSet::new(),
+            missile_cells: Vec::new(),
+            answered: BTreeMap::new(),
+            fired: BTreeSet::new(),
+            over: false,
+            entry: Entry::Line,
+            fire_word: None,
+            words: BTreeMap::new(),
+            log: Vec::new(),
+            refusals: Vec::new(),
+            conventions: Vec::new(),
+            end_text: None,
+        }
+    }
+
+    /// Answers the questions before the game (the mode, or a board size), reading each
+    /// prompt for the keys it offers; then `print`, to learn the layout.
     fn setup(
-        scenario: &Scenario,
+        &mut self,
         talk: &mut Talk,
         opening: Heard,
         at: &mut Progress,
-    ) -> Result<Boats, Stop> {
-        let rules = scenario.rules.clone();
-        let expert = rules.mode == "expert";
-        let mut noise = noise_of(&opening.text);
-        let (digit, word) = if expert {
-            ("2", "expert")
-        } else {
-            ("1", "standard")
-        };
-        at.action = format!("choose {word} mode: sent `{digit}`");
-        // Refused: the mode question comes again (its last line speaks of the mode).
-        let refused = |question: &str, answer: &str| {
-            let last = read::last_line(answer).unwrap_or("");
-            asked_again(question, answer) && has_stem(last, &["standard", "expert", "mode"])
-        };
-        let mut heard = talk.say(digit)?;
-        if refused(&opening.text, &heard.text) {
-            at.action = format!("choose {word} mode: sent `{digit}`, refused, then `{word}`");
-            let question = heard.text.clone();
-            heard = talk.say(word)?;
-            if refused(&question, &heard.text) {
-                return Err(Stop::diverged(
-                    "mode",
-                    format!("`{digit}` (or `{word}`) chooses {word} mode (§6)"),
-                    "both were refused",
-                ));
-            }
-        }
-        still_on(&heard, "after the mode was chosen")?;
-        noise.extend(noise_of(&heard.text));
-        at.action = "print the board: sent `print`".into();
-        let shown = talk.say("print")?;
-        still_on(&shown, "after `print`")?;
-        noise.extend(noise_of(&shown.text));
-        let layout = layout(&shown.text, &rules)?;
-        let mut game = Game::new(rules.clone());
-        let mut free: Vec<usize> = (0..rules.items.len()).collect();
-        for cells in &layout {
-            let Some(k) = free
-                .iter()
-                .position(|&i| usize::from(rules.items[i].length) == cells.len())
-            else {
-                return Err(Stop::diverged(
-                    "layout",
-                    fleet_words(&rules),
-                    "a boat too many",
-                ));
+        sheet: &mut Sheet,
+    ) -> Result<(), Stop> {
+        let expert = self.rules.mode == "expert";
+        self.noise = noise_of(&opening.text);
+        let mut heard = opening;
+        let mut tried: Vec<String> = Vec::new();
+        for _ in 0..8 {
+            let q = read::last_line(&heard.text).unwrap_or("").to_lowercase();
+            let line = if asks_size(&q) {
+                let n = if expert { 12 } else { 8 };
+                self.conventions
+                    .push(format!("board size asked for: answered {n}"));
+                n.to_string()
+            } else if has_stem(
+                &heard.text,
+                &["standard", "expert", "mode", "difficult", "level"],
+            ) && heard.text.lines().count() > 0
+                && !asks_shot(&q)
+            {
+                let keys = mode_keys(&heard.text, expert);
+                match keys.into_iter().find(|k| !tried.contains(k)) {
+                    Some(k) => {
+                        tried.push(k.clone());
+                        k
+                    }
+                    None => {
+                        return Err(Stop::diverged(
+                            "mode",
+                            "a key that chooses the mode (§6)",
+                            format!("every key tried was refused: {}", tried.join(", ")),
+                        ));
+                    }
+                }
+            } else {
+                break;
             };
-            let item = free.remove(k);
-            if let Err(e) = game.place_cells(item, cells) {
-                return Err(Stop::diverged(
-                    "layout",
-                    fleet_words(&rules),
-                    format!("boats that cannot stand there: {}", e.describe(&rules)),
-                ));
-            }
+            at.action = format!("before the game: sent `{line}`");
+            heard = talk.say(&line)?;
+            still_on(&heard, "before the game began")?;
+            self.noise.extend(noise_of(&heard.text));
         }
-        at.board = game.render(true);
-        Ok(Boats {
-            rules,
-            game,
-            noise,
-            missile_cells: Vec::new(),
-            over: false,
-            split: false,
-        })
+        if let Some(k) = tried.last() {
+            self.conventions.push(format!("mode key `{k}`"));
+        }
+        self.print(talk, at, sheet)
     }
 
-    fn play(&mut self, plan: &Dialogue, talk: &mut Talk, at: &mut Progress) -> Result<(), Stop> {
+    /// Sends `print` (or the alias the program offers) and learns the layout from it.
+    fn print(&mut self, talk: &mut Talk, at: &mut Progress, sheet: &mut Sheet) -> Result<(), Stop> {
+        let menu = talk.last_heard();
+        let mut shown = None;
+        for word in ["print", "p", "P", "PRINT"] {
+            at.action = format!("print the board: sent `{word}`");
+            let h = talk.say(word)?;
+            still_on(&h, "after `print`")?;
+            let refused = h.text.lines().next().is_some_and(read::refuses)
+                || has_phrase(
+                    &h.text,
+                    &["unknown command", "not a command", "invalid option"],
+                )
+                || (grid_like(&h.text, &self.rules).is_none() && asked_again(&menu, &h.text));
+            if !refused {
+                if word != "print" {
+                    self.words.insert("print", word.to_string());
+                }
+                shown = Some(h.text);
+                break;
+            }
+        }
+        let Some(text) = shown else {
+            self.conventions
+                .push("no `print`: the layout inferred from the program's answers".into());
+            sheet.fail(
+                "print",
+                at,
+                "`print` shows the whole board (§7)",
+                "`print` (and `p`) was refused",
+                talk.tail(),
+            );
+            return Ok(());
+        };
+        self.noise.extend(noise_of(&text));
+        match layout(&text, &self.rules) {
+            Ok(boats) if self.place_belief(&boats) => {
+                self.exact = true;
+                if shares_symbol(&text, &self.rules) {
+                    sheet.fail(
+                        "print",
+                        at,
+                        "each boat drawn with a symbol of its own (§7: \"It is important that you differentiate the boats in some way\")",
+                        "boats drawn with the same symbol (told apart here only because they do not touch)",
+                        talk.tail(),
+                    );
+                } else {
+                    sheet.pass("print");
+                }
+            }
+            Ok(_) | Err(_) => {
+                let cells = grid_like(&text, &self.rules);
+                let why = match &cells {
+                    Some(c) => format!(
+                        "a board with {} boat cells but no boat told apart from another",
+                        c.len()
+                    ),
+                    None => "no board of the right size".to_string(),
+                };
+                sheet.fail(
+                    "print",
+                    at,
+                    format!(
+                        "{} (§7: \"It is important that you differentiate the boats in some way\")",
+                        fleet_words(&self.rules)
+                    ),
+                    why,
+                    talk.tail(),
+                );
+                self.conventions.push(
+                    "`print` tells no boat apart: the boats inferred from the program's answers"
+                        .into(),
+                );
+                if let Some(c) = cells
+                    && let Some(layout) =
+                        solve(&self.rules, &Knowledge::from_cells(&c), &[]).first()
+                {
+                    self.place_belief(layout);
+                    self.boat_cells = Some(c);
+                }
+            }
+        }
+        at.board = self.game.render(true);
+        Ok(())
+    }
+
+    /// Places `boats` (cells each) in the belief game; false when they are not the fleet.
+    fn place_belief(&mut self, boats: &[Vec<Cell>]) -> bool {
+        let mut game = Game::new(self.rules.clone());
+        let mut free: Vec<usize> = (0..self.rules.items.len()).collect();
+        for cells in boats {
+            let Some(k) = free
+                .iter()
+                .position(|&i| usize::from(self.rules.items[i].length) == cells.len())
+            else {
+                return false;
+            };
+            let item = free.remove(k);
+            if game.place_cells(item, cells).is_err() {
+                return false;
+            }
+        }
+        if !free.is_empty() {
+            return false;
+        }
+        self.game = game;
+        true
+    }
+
+    fn moves(&mut self, plan: &Dialogue, talk: &mut Talk, at: &mut Progress) -> Result<(), Stop> {
         for (i, m) in plan.moves.iter().enumerate() {
             at.move_no = i + 1;
             at.line = m.line;
             at.move_name = m.name.clone();
             if self.over {
-                at.action = m.name.clone();
-                return Err(Stop::diverged(
-                    "plan",
-                    "a game still on",
-                    "the game was already over (every boat sunk); the scenario plans moves past the end",
-                ));
+                break;
             }
             self.one(&m.name, talk, at)?;
         }
@@ -193,9 +499,27 @@ impl Boats {
         Ok(())
     }
 
+    /// Whether the planner knows `c` holds a boat (from `print`, or the program's answers).
+    fn believed_boat(&self, c: Cell) -> bool {
+        match self.answered.get(&c) {
+            Some(w) => *w != "miss",
+            None => self.game.occupant(c).is_some(),
+        }
+    }
+
+    /// Cells not yet fired on, boats first where the belief knows them, else row by row.
+    fn unfired(&self) -> Vec<Cell> {
+        self.cells()
+            .into_iter()
+            .filter(|c| !self.fired.contains(c))
+            .collect()
+    }
+
     fn one(&mut self, name: &str, talk: &mut Talk, at: &mut Progress) -> Result<(), Stop> {
+        let known = self.exact || self.boat_cells.is_some();
         match name {
-            "hit-each-boat" => {
+            "print" => Ok(()),
+            "hit-each-boat" if known => {
                 for i in self.boats() {
                     let left = self.unfired_of(i);
                     if left.len() > 1 {
@@ -204,11 +528,12 @@ impl Boats {
                 }
                 Ok(())
             }
-            "sink-smallest" => {
+            "hit-each-boat" => self.sweep_until(talk, at, "hit", self.rules.items.len()),
+            "sink-smallest" if known => {
                 let Some(i) = self
                     .boats()
                     .into_iter()
-                    .filter(|&i| !self.game.is_sunk(i))
+                    .filter(|&i| !self.unfired_of(i).is_empty())
                     .min_by_key(|&i| (self.unfired_of(i).len(), i))
                 else {
                     return Ok(());
@@ -218,31 +543,23 @@ impl Boats {
                 }
                 Ok(())
             }
+            "sink-smallest" => self.sweep_until(talk, at, "sunk", 1),
             "miss" => {
-                let c = self
-                    .cells()
-                    .into_iter()
-                    .find(|&c| self.game.occupant(c).is_none() && !self.game.was_targeted(c));
+                let c = self.unfired().into_iter().find(|&c| !self.believed_boat(c));
                 match c {
-                    Some(c) => self.fire(talk, at, c.into(), "open water"),
-                    None => Ok(()),
+                    Some(c) if known => self.fire(talk, at, c.into(), "open water"),
+                    _ => self.sweep_until(talk, at, "miss", 1),
                 }
             }
             "repeat-hit" | "repeat-miss" => {
                 let want_hit = name == "repeat-hit";
-                let c = self.cells().into_iter().find(|&c| {
-                    self.game.was_targeted(c) && self.game.occupant(c).is_some() == want_hit
-                });
+                let c = self
+                    .cells()
+                    .into_iter()
+                    .find(|&c| self.answered.contains_key(&c) && self.believed_boat(c) == want_hit);
                 match c {
                     Some(c) => self.fire(talk, at, c.into(), "a cell fired on before"),
-                    None => Err(Stop::diverged(
-                        "plan",
-                        format!(
-                            "a {} cell to fire on again",
-                            if want_hit { "hit" } else { "missed" }
-                        ),
-                        "none yet: the scenario must plan a shot there first",
-                    )),
+                    None => Ok(()),
                 }
             }
             "off-board" => self.fire(talk, at, RawCell { row: -1, col: 0 }, "off the board"),
@@ -263,22 +580,27 @@ impl Boats {
                 .missile_cells
                 .iter()
                 .copied()
-                .find(|c| self.game.occupant(*c).is_none())
+                .find(|c| !self.believed_boat(*c))
                 .or_else(|| self.missile_cells.first().copied())
             {
                 Some(c) => self.fire(talk, at, c.into(), "a cell the missile struck"),
-                None => Err(Stop::diverged(
-                    "plan",
-                    "a cell a missile struck",
-                    "no missile has struck yet: plan `missile-corner` first",
-                )),
+                None => Ok(()),
             },
             "sink-all" => {
-                for i in self.boats() {
-                    for c in self.unfired_of(i) {
-                        if self.over {
-                            return Ok(());
-                        }
+                let order: Vec<Cell> = if known {
+                    self.boats()
+                        .into_iter()
+                        .flat_map(|i| self.unfired_of(i))
+                        .chain(self.unfired())
+                        .collect()
+                } else {
+                    self.unfired()
+                };
+                for c in order {
+                    if self.over {
+                        break;
+                    }
+                    if !self.fired.contains(&c) {
                         self.fire(talk, at, c.into(), "the last boats")?;
                     }
                 }
@@ -288,7 +610,35 @@ impl Boats {
         }
     }
 
-    /// Fires at `at` and checks the keyword; at the game's end, the counts.
+    /// Without a layout: fires at unfired cells row by row until the program has answered
+    /// `word` `n` times (or the game ends).
+    fn sweep_until(
+        &mut self,
+        talk: &mut Talk,
+        at: &mut Progress,
+        word: &str,
+        n: usize,
+    ) -> Result<(), Stop> {
+        let mut seen = 0;
+        for c in self.unfired() {
+            if self.over || seen >= n {
+                break;
+            }
+            self.fire(
+                talk,
+                at,
+                c.into(),
+                "the next cell of a sweep (layout unknown)",
+            )?;
+            let said = self.log.last().and_then(|d| self.outcome_said(&d.text));
+            if said == Some(word) || (word == "hit" && said == Some("sunk")) {
+                seen += 1;
+            }
+        }
+        Ok(())
+    }
+
+    /// Fires at `c`, recording what the program printed.
     fn fire(
         &mut self,
         talk: &mut Talk,
@@ -296,101 +646,227 @@ impl Boats {
         c: RawCell,
         why: &str,
     ) -> Result<(), Stop> {
-        let line = format!("{} {}", c.row, c.col);
-        at.action = format!("fire at ({}, {}), {why}: sent `{line}`", c.row, c.col);
-        let answer = self.game.fire(None, c);
-        let heard = if self.split {
-            self.split_shot(talk, c)?
-        } else {
-            let asked = talk.last_heard();
-            let h = talk.say(&line)?;
-            if h.ended || self.outcome_said(&h.text).is_some() {
-                h
-            } else if asked_again(&asked, &h.text) {
-                // Refused: the two numbers on lines of their own ("Enter x:", "Enter y:").
-                self.split = true;
-                at.action = format!(
-                    "fire at ({}, {}), {why}: sent `{line}` (refused), then `{}` and `{}`",
-                    c.row, c.col, c.row, c.col
-                );
-                self.split_shot(talk, c)?
-            } else {
-                // It took x and asks for y on a line of its own.
-                at.action = format!(
-                    "fire at ({}, {}), {why}: sent `{line}`, then `{}` when asked for more",
-                    c.row, c.col, c.col
-                );
-                talk.say(&c.col.to_string())?
-            }
-        };
-        at.board = self.game.render(true);
-        let expected = answer.outcome.word();
+        let heard = self.send_cell(
+            talk,
+            at,
+            c,
+            &format!("fire at ({}, {}), {why}", c.row, c.col),
+        )?;
         let said = self.outcome_said(&heard.text);
-        if said != Some(expected) {
-            return Err(Stop::diverged(
-                "outcome",
-                format!("a line saying `{expected}` (§4)"),
-                match said {
-                    Some(w) => format!("`{w}`"),
-                    None => "none of miss, hit, sunk, penalty".to_string(),
-                },
-            ));
+        if let Some(cell) = self.game.on_board(c)
+            && self.fired.insert(cell)
+        {
+            self.answered.insert(cell, said.unwrap_or("miss"));
         }
-        if self.game.end().is_some() {
+        self.record(Act::Fire(c), &heard, talk, at);
+        let sunk_all = if self.knows() {
+            self.game.fire(None, c);
+            at.board = self.game.render(true);
+            self.game.end().is_some()
+        } else {
+            self.game_over_said(&heard.text)
+        };
+        if heard.ended || sunk_all {
             self.over = true;
-            return self.final_counts(talk, heard);
-        }
-        still_on(&heard, "while boats were still afloat")
-    }
-
-    /// A shot as two lines, x then y (after `x y` on one line was refused).
-    fn split_shot(&mut self, talk: &mut Talk, c: RawCell) -> Result<Heard, Stop> {
-        let first = talk.say(&c.row.to_string())?;
-        if first.ended || self.outcome_said(&first.text).is_some() {
-            return Ok(first);
-        }
-        talk.say(&c.col.to_string())
-    }
-
-    /// Checks the turn and cannon-shot counts printed at the end (§4: "report how many turns
-    /// it took to sink all the boats, as well as the total number of cannon shots").
-    fn final_counts(&mut self, talk: &mut Talk, heard: Heard) -> Result<(), Stop> {
-        let mut text = heard.text;
-        if !heard.ended {
-            // A program may ask something more (another game?): end of input answers it.
-            if let Ok(more) = talk.close() {
-                text.push_str(&more.text);
-            }
-        }
-        let turns = self.game.counter(Counter::Turns);
-        let shots = self.game.counter(Counter::Shots);
-        let said_turns = read::number_near(&text, "turn");
-        let said_shots = read::number_near(&text, "shot");
-        if said_turns != Some(i64::from(turns)) {
-            return Err(Stop::diverged(
-                "turns",
-                format!(
-                    "{turns} turns at the end (§4; each penalty skips a turn, each power uses one)"
-                ),
-                said_turns.map_or("no number next to the word \"turns\"".to_string(), |n| {
-                    n.to_string()
-                }),
-            ));
-        }
-        if said_shots != Some(i64::from(shots)) {
-            return Err(Stop::diverged(
-                "shots",
-                format!("{shots} cannon shots at the end (§4; powers are not shots)"),
-                said_shots.map_or("no number next to the word \"shots\"".to_string(), |n| {
-                    n.to_string()
-                }),
-            ));
+            self.end(talk, heard)?;
+            return Ok(());
         }
         Ok(())
     }
 
-    /// Uses the drone on a row or column chosen from the layout; with `bad_input`, first a
-    /// wrong row/column answer and an off-board index, each of which must be refused.
+    /// Whether the program's answer says the game is over: it printed the final counts.
+    fn game_over_said(&self, text: &str) -> bool {
+        read::number_near(text, "turn").is_some()
+            && read::number_near(text, "shot").is_some()
+            && (has_stem(
+                text,
+                &["all", "game", "won", "win", "congrat", "over", "took"],
+            ))
+    }
+
+    /// Keeps the end's text (the counts), with what end of input brings.
+    fn end(&mut self, talk: &mut Talk, heard: Heard) -> Result<(), Stop> {
+        let mut text = heard.text;
+        if !heard.ended {
+            // A program may ask something more (another game?), or loop: end of input.
+            if let Ok(more) = talk.close() {
+                text.push_str(&more.text);
+            }
+        }
+        self.end_text = Some(text);
+        Ok(())
+    }
+
+    fn record(&mut self, act: Act, heard: &Heard, talk: &Talk, at: &Progress) {
+        self.log.push(Done {
+            act,
+            text: heard.text.clone(),
+            tail: talk.tail(),
+            move_no: at.move_no,
+            line: at.line,
+            move_name: at.move_name.clone(),
+            action: at.action.clone(),
+        });
+    }
+
+    /// Sends a shot: the command word the program wants (if any), then the cell.
+    fn send_cell(
+        &mut self,
+        talk: &mut Talk,
+        at: &mut Progress,
+        c: RawCell,
+        what: &str,
+    ) -> Result<Heard, Stop> {
+        // A menu that lists the commands (`fire, drone, missile, print, quit`): its word.
+        let q = read::last_line(&talk.last_heard())
+            .unwrap_or("")
+            .to_lowercase();
+        let menu = has_stem(&q, &["drone", "missile", "print", "quit"]);
+        if self.fire_word.is_none() && menu && asks_one(&q).is_none() {
+            let ws = words(&q);
+            if let Some(w) = ["fire", "shoot"]
+                .iter()
+                .find(|w| ws.iter().any(|x| x == *w))
+            {
+                self.fire_word = Some(w.to_string());
+                self.conventions.push(format!("a shot starts with `{w}`"));
+            }
+        }
+        if let Some(w) = self.fire_word.clone() {
+            at.action = format!("{what}: sent `{w}`");
+            let h = talk.say(&w)?;
+            if h.ended {
+                return Ok(h);
+            }
+        }
+        self.coords(talk, at, c, what, true)
+    }
+
+    /// Sends a cell the way the program takes it: `x y` on one line; the row and the
+    /// column apart, in the order the prompts ask; for a `shot`, after a command word when
+    /// a bare cell is refused. The program's answer follows.
+    fn coords(
+        &mut self,
+        talk: &mut Talk,
+        at: &mut Progress,
+        c: RawCell,
+        what: &str,
+        shot: bool,
+    ) -> Result<Heard, Stop> {
+        let line = format!("{} {}", c.row, c.col);
+        if self.entry == Entry::Apart || asks_one(&talk.last_heard()).is_some() {
+            self.entry = Entry::Apart;
+            return self.apart(talk, at, c, what);
+        }
+        at.action = format!("{what}: sent `{line}`");
+        let asked = talk.last_heard();
+        let h = talk.say(&line)?;
+        if h.ended || self.outcome_said(&h.text).is_some() {
+            return Ok(h);
+        }
+        if asks_one(&h.text).is_some() {
+            // It took the first number and asks for the other.
+            self.entry = Entry::Apart;
+            self.conventions
+                .push("the row and the column asked apart".into());
+            return self.answer_apart(talk, at, c, what, h, true);
+        }
+        let refused = h.text.lines().any(read::refuses) || asked_again(&asked, &h.text);
+        if !shot {
+            // A missile prints nothing prescribed: its answer, refused or not, is judged by
+            // the caller.
+            return Ok(h);
+        }
+        if !refused {
+            // It took x and asks for y without a word.
+            at.action = format!(
+                "{what}: sent `{line}`, then `{}` when asked for more",
+                c.col
+            );
+            return talk.say(&c.col.to_string());
+        }
+        // Refused: a command word first (`fire`, `f`), or the numbers apart.
+        if shot && self.fire_word.is_none() {
+            for w in ["fire", "f", "F", "shoot", "FIRE"] {
+                at.action = format!("{what}: sent `{w}`");
+                let asked = talk.last_heard();
+                let h = talk.say(w)?;
+                let refused = h.text.lines().any(read::refuses) || asked_again(&asked, &h.text);
+                if !refused && !h.ended {
+                    self.fire_word = Some(w.to_string());
+                    self.conventions.push(format!("a shot starts with `{w}`"));
+                    if asks_one(&h.text).is_some() {
+                        self.entry = Entry::Apart;
+                        return self.apart(talk, at, c, what);
+                    }
+                    at.action = format!("{what}: sent `{w}`, `{line}`");
+                    let h2 = talk.say(&line)?;
+                    if h2.ended
+                        || self.outcome_said(&h2.text).is_some()
+                        || asks_one(&h2.text).is_none()
+                    {
+                        return Ok(h2);
+                    }
+                    self.entry = Entry::Apart;
+                    return self.answer_apart(talk, at, c, what, h2, true);
+                }
+            }
+        }
+        self.entry = Entry::Apart;
+        self.conventions
+            .push("the row and the column on lines of their own".into());
+        self.apart(talk, at, c, what)
+    }
+
+    /// The row and the column apart, each as its prompt asks (row first when it does not
+    /// say).
+    fn apart(
+        &mut self,
+        talk: &mut Talk,
+        at: &mut Progress,
+        c: RawCell,
+        what: &str,
+    ) -> Result<Heard, Stop> {
+        let first = match asks_one(&talk.last_heard()) {
+            Some(Axis::Col) => c.col,
+            _ => c.row,
+        };
+        at.action = format!("{what}: sent `{first}`");
+        let h = talk.say(&first.to_string())?;
+        if h.ended || self.outcome_said(&h.text).is_some() {
+            return Ok(h);
+        }
+        let first_was_row = asks_one(&talk.last_heard()) != Some(Axis::Row) || first == c.row;
+        self.answer_apart(talk, at, c, what, h, first_was_row && first == c.row)
+    }
+
+    /// After one number: sends the other one.
+    fn answer_apart(
+        &mut self,
+        talk: &mut Talk,
+        at: &mut Progress,
+        c: RawCell,
+        what: &str,
+        h: Heard,
+        row_sent: bool,
+    ) -> Result<Heard, Stop> {
+        let second = match asks_one(&h.text) {
+            Some(Axis::Row) => c.row,
+            Some(Axis::Col) => c.col,
+            None if row_sent => c.col,
+            None => c.row,
+        };
+        if asks_one(&h.text) == Some(Axis::Row)
+            && !self.conventions.iter().any(|s| s.contains("column first"))
+        {
+            self.conventions.push("the column asked first".into());
+        }
+        at.action = format!("{what}: sent the numbers apart, then `{second}`");
+        talk.say(&second.to_string())
+    }
+
+    /// Uses the drone on a row or column; with `bad_input`, first a wrong row/column
+    /// answer and an off-board index, each of which must be refused.
     fn drone(
         &mut self,
         talk: &mut Talk,
@@ -403,25 +879,21 @@ impl Boats {
             Axis::Row => ("r", "row"),
             Axis::Col => ("c", "column"),
         };
-        at.action = format!("use the drone on {word} {index}: sent `drone`");
-        let answer = self.game.drone(axis, index);
-        let heard = talk.say("drone")?;
-        still_on(&heard, "after `drone`")?;
-        if answer.outcome == Outcome::UsedUp {
-            at.board = self.game.render(true);
-            return used_up(&heard.text, "drone");
+        let heard = self.command(talk, at, "drone", &["drone", "d", "D", "DRONE"])?;
+        if !has_stem(&heard.text, &["row", "col", "r", "c"]) || used_up_said(&heard.text) {
+            // Used up (judged against the reference after the game).
+            self.record(Act::Drone(axis, index), &heard, talk, at);
+            if self.knows() {
+                self.game.drone(axis, index);
+            }
+            return Ok(());
         }
         let mut question = heard.text.clone();
         if bad_input {
             at.action = "use the drone: sent `drone`, then `x` for row or column".to_string();
             let h = talk.say("x")?;
-            if !asked_again(&question, &h.text) {
-                return Err(Stop::diverged(
-                    "refused",
-                    "`x` refused as row or column and asked again (§5 Drone: \"alert them until they type in a valid response\")",
-                    "no message saying it was invalid",
-                ));
-            }
+            self.refusal(&question, &h, at, talk, "`x` refused as row or column and asked again (§5 Drone: \"alert them until they type in a valid response\")");
+            question = h.text.clone();
         }
         at.action = format!("use the drone on {word} {index}: sent `drone`, `{letter}`");
         let mut h = talk.say(letter)?;
@@ -444,42 +916,419 @@ impl Boats {
             let off = i64::from(self.rules.rows) + 3;
             at.action = format!("use the drone on {word} {index}: sent an off-board index `{off}`");
             let asked = h.text.clone();
-            let h = talk.say(&off.to_string())?;
-            if !asked_again(&asked, &h.text) {
-                return Err(Stop::diverged(
-                    "refused",
-                    format!(
-                        "{word} {off} refused and asked again (§5 Drone: \"If the user types in a number that is out of boundaries, the program should alert them\")"
-                    ),
-                    "no message saying it was invalid",
-                ));
-            }
+            let h2 = talk.say(&off.to_string())?;
+            self.refusal(&asked, &h2, at, talk, &format!("{word} {off} refused and asked again (§5 Drone: \"If the user types in a number that is out of boundaries, the program should alert them\")"));
         }
         at.action = format!("use the drone on {word} {index}: sent `drone`, `{letter}`, `{index}`");
         let h = talk.say(&index.to_string())?;
-        at.board = self.game.render(true);
         still_on(&h, "after the drone's scan")?;
-        let expected = answer.count.unwrap_or(0);
-        let said = self.count_said(&h.text, index);
-        if said != Some(i64::from(expected)) {
-            return Err(Stop::diverged(
-                "count",
-                format!(
-                    "the drone finds {expected} boat cells in {word} {index}, hit ones included (§5 Drone)"
-                ),
-                said.map_or(
-                    "no count found (expected a line with the word drone or scan and the number)"
-                        .to_string(),
-                    |n| n.to_string(),
-                ),
-            ));
+        self.record(Act::Drone(axis, index), &h, talk, at);
+        if self.knows() {
+            self.game.drone(axis, index);
         }
         Ok(())
     }
 
-    /// A row or column that holds a hit boat cell (a drone that skips hit cells shows), then
-    /// preferably more boat cells, and a count that differs from its index (so a count is
-    /// never mistaken for the index); else any with boats.
+    /// Whether the belief game follows the real one (the boat cells are known).
+    fn knows(&self) -> bool {
+        self.exact || self.boat_cells.is_some()
+    }
+
+    /// Notes whether `h` refused the bad answer to `question` (an error word on its first
+    /// line, or the question asked again); judged after the game, whatever the layout.
+    fn refusal(&mut self, question: &str, h: &Heard, at: &Progress, talk: &Talk, want: &str) {
+        let first = h.text.lines().find(|l| !l.trim().is_empty());
+        let refused =
+            !h.ended && (first.is_some_and(read::refuses) || asked_again(question, &h.text));
+        self.refusals.push(Refusal {
+            refused,
+            want: want.to_string(),
+            at: Progress {
+                move_no: at.move_no,
+                line: at.line,
+                move_name: at.move_name.clone(),
+                action: at.action.clone(),
+                board: at.board.clone(),
+                output: None,
+            },
+            tail: talk.tail(),
+        });
+    }
+
+    /// Sends a command word, or the first alias the program takes.
+    fn command(
+        &mut self,
+        talk: &mut Talk,
+        at: &mut Progress,
+        name: &'static str,
+        aliases: &[&str],
+    ) -> Result<Heard, Stop> {
+        let known = self.words.get(name).cloned();
+        let tries: Vec<String> = known
+            .into_iter()
+            .chain(aliases.iter().map(|s| s.to_string()))
+            .collect();
+        let mut last = None;
+        for w in &tries {
+            at.action = format!("use the {name}: sent `{w}`");
+            let asked = talk.last_heard();
+            let h = talk.say(w)?;
+            still_on(&h, &format!("after `{w}`"))?;
+            let refused = h.text.lines().next().is_some_and(read::refuses)
+                || has_phrase(
+                    &h.text,
+                    &["unknown command", "invalid option", "not a command"],
+                )
+                || (asked_again(&asked, &h.text) && !used_up_said(&h.text));
+            if !refused {
+                if w != name {
+                    self.words.insert(name, w.clone());
+                    if !self
+                        .conventions
+                        .iter()
+                        .any(|c| c.contains(&format!("`{w}`")))
+                    {
+                        self.conventions.push(format!("the {name} as `{w}`"));
+                    }
+                }
+                return Ok(h);
+            }
+            last = Some(h);
+        }
+        Ok(last.unwrap_or(Heard {
+            text: String::new(),
+            ended: false,
+        }))
+    }
+
+    /// Launches a missile at a corner; with `off_board`, first at an off-board centre,
+    /// which must be refused.
+    fn missile(&mut self, talk: &mut Talk, at: &mut Progress, off_board: bool) -> Result<(), Stop> {
+        let (r, c) = (
+            i64::from(self.rules.rows) - 1,
+            i64::from(self.rules.cols) - 1,
+        );
+        let corners = [(0, 0), (0, c), (r, 0), (r, c)];
+        let centre = corners
+            .iter()
+            .map(|&(row, col)| RawCell { row, col })
+            .max_by_key(|&centre| {
+                let square = self.square(centre);
+                let n = square
+                    .iter()
+                    .filter(|c| self.believed_boat(**c) && !self.fired.contains(*c))
+                    .count();
+                let water = square.iter().any(|c| !self.believed_boat(*c));
+                (water, n, std::cmp::Reverse((centre.row, centre.col)))
+            })
+            .unwrap_or(RawCell { row: 0, col: 0 });
+        let heard = self.command(talk, at, "missile", &["missile", "m", "M", "MISSILE"])?;
+        if used_up_said(&heard.text) {
+            self.record(Act::Missile(centre), &heard, talk, at);
+            if self.knows() {
+                self.game.missile(centre);
+            }
+            return Ok(());
+        }
+        if off_board {
+            let off = RawCell {
+                row: -1,
+                col: i64::from(self.rules.cols) + 2,
+            };
+            let asked = talk.last_heard();
+            let h = self.coords(
+                talk,
+                at,
+                off,
+                "launch the missile at an off-board centre",
+                false,
+            )?;
+            self.refusal(&asked, &h, at, talk, "an off-board centre refused and asked again (§5 Missile: \"continue to ask the user to type in valid coordinates\")");
+        }
+        let h = self.coords(
+            talk,
+            at,
+            centre,
+            &format!("launch the missile at ({}, {})", centre.row, centre.col),
+            false,
+        )?;
+        self.record(Act::Missile(centre), &h, talk, at);
+        let answer = if self.knows() {
+            Some(self.game.missile(centre))
+        } else {
+            None
+        };
+        self.missile_cells = self.square(centre);
+        for c in &self.missile_cells {
+            self.fired.insert(*c);
+        }
+        let over = answer.is_some() && self.game.end().is_some();
+        if h.ended || over || self.game_over_said(&h.text) {
+            self.over = true;
+            return self.end(talk, h);
+        }
+        Ok(())
+    }
+
+    /// The on-board cells of the 3×3 square around `centre`.
+    fn square(&self, centre: RawCell) -> Vec<Cell> {
+        let mut out = Vec::new();
+        for dr in -1..=1 {
+            for dc in -1..=1 {
+                if let Some(c) = self.game.on_board(RawCell {
+                    row: centre.row + dr,
+                    col: centre.col + dc,
+                }) {
+                    out.push(c);
+                }
+            }
+        }
+        out
+    }
+
+    /// Judges everything recorded against the reference, on the layout `print` showed or,
+    /// without one, on the layout of the handout's fleet that best fits the program's own
+    /// answers.
+    fn judge(&mut self, at: &mut Progress, sheet: &mut Sheet) -> Result<(), Stop> {
+        for r in &self.refusals {
+            if r.refused {
+                sheet.pass("power-bad-input");
+            } else {
+                sheet.fail(
+                    "power-bad-input",
+                    &r.at,
+                    r.want.clone(),
+                    "no message saying it was invalid",
+                    r.tail.clone(),
+                );
+            }
+        }
+        let layouts: Vec<Vec<Vec<Cell>>> = if self.exact {
+            vec![self.layout_of(&self.game)]
+        } else {
+            let knowledge = match &self.boat_cells {
+                Some(c) => Knowledge::from_cells(c),
+                None => Knowledge::from_answers(&self.answered, self.cells()),
+            };
+            let sunk: Vec<Cell> = self
+                .log
+                .iter()
+                .filter_map(|d| match d.act {
+                    Act::Fire(c) if self.outcome_said(&d.text) == Some("sunk") => {
+                        self.game.on_board(c)
+                    }
+                    _ => None,
+                })
+                .collect();
+            solve(&self.rules, &knowledge, &sunk)
+        };
+        if layouts.is_empty() {
+            for d in self.log.iter().take(1) {
+                at.move_no = d.move_no;
+                at.line = d.line;
+                at.move_name = d.move_name.clone();
+            }
+            return Err(Stop::diverged(
+                "layout",
+                format!(
+                    "answers that fit some layout of the handout's fleet ({})",
+                    fleet_words(&self.rules)
+                ),
+                "the hits, misses and sinkings the program printed fit no layout of that fleet",
+            ));
+        }
+        let mut best: Option<((usize, std::cmp::Reverse<usize>), Sheet, Progress)> = None;
+        for layout in layouts.iter().take(64) {
+            let mut s = sheet.clone();
+            let mut p = Progress::default();
+            self.replay(layout, &mut p, &mut s);
+            let rank = (s.failures(), std::cmp::Reverse(s.passes()));
+            if best.as_ref().is_none_or(|(r, ..)| rank < *r) {
+                best = Some((rank, s, p));
+            }
+        }
+        if let Some((_, s, p)) = best {
+            *sheet = s;
+            at.board = p.board;
+        }
+        Ok(())
+    }
+
+    /// The cells of each boat of `game`, in fleet order.
+    fn layout_of(&self, game: &Game) -> Vec<Vec<Cell>> {
+        self.boats()
+            .iter()
+            .map(|&i| game.item_cells(i).to_vec())
+            .collect()
+    }
+
+    /// Replays the record on `layout`, marking each rule.
+    fn replay(&self, layout: &[Vec<Cell>], at: &mut Progress, sheet: &mut Sheet) {
+        let mut game = Game::new(self.rules.clone());
+        let mut free: Vec<usize> = self.boats();
+        for cells in layout {
+            if let Some(k) = free
+                .iter()
+                .position(|&i| usize::from(self.rules.items[i].length) == cells.len())
+            {
+                let _ = game.place_cells(free.remove(k), cells);
+            }
+        }
+        for d in &self.log {
+            at.move_no = d.move_no;
+            at.line = d.line;
+            at.move_name = d.move_name.clone();
+            at.action = d.action.clone();
+            at.output = None;
+            match d.act {
+                Act::Fire(c) => {
+                    let answer = game.fire(None, c);
+                    at.board = game.render(true);
+                    let expected = answer.outcome.word();
+                    let rule = match expected {
+                        "penalty" if game.on_board(c).is_none() => "penalty-off-board",
+                        "penalty" => "penalty-on-repeat",
+                        w => w,
+                    };
+                    let said = self.outcome_said(&d.text);
+                    if said == Some(expected) {
+                        sheet.pass(rule);
+                    } else {
+                        sheet.fail(
+                            rule,
+                            at,
+                            format!("a line saying `{expected}` (§4)"),
+                            match said {
+                                Some(w) => format!("`{w}`"),
+                                None => "none of miss, hit, sunk, penalty".to_string(),
+                            },
+                            d.tail.clone(),
+                        );
+                    }
+                }
+                Act::Drone(axis, index) => {
+                    let answer = game.drone(axis, index);
+                    at.board = game.render(true);
+                    if answer.outcome == Outcome::UsedUp {
+                        self.judge_used_up(&d.text, "drone", at, sheet, &d.tail);
+                        continue;
+                    }
+                    let word = match axis {
+                        Axis::Row => "row",
+                        Axis::Col => "column",
+                    };
+                    let expected = answer.count.unwrap_or(0);
+                    let said = self.count_said(&d.text, index);
+                    if said == Some(i64::from(expected)) {
+                        sheet.pass("drone-count");
+                    } else {
+                        sheet.fail(
+                            "drone-count",
+                            at,
+                            format!(
+                                "the drone finds {expected} boat cells in {word} {index}, hit ones included (§5 Drone)"
+                            ),
+                            said.map_or(
+                                "no count found (expected a line with the word drone or scan and the number)"
+                                    .to_string(),
+                                |n| n.to_string(),
+                            ),
+                            d.tail.clone(),
+                        );
+                    }
+                }
+                Act::Missile(centre) => {
+                    let answer = game.missile(centre);
+                    at.board = game.render(true);
+                    if answer.outcome == Outcome::UsedUp {
+                        self.judge_used_up(&d.text, "missile", at, sheet, &d.tail);
+                        continue;
+                    }
+                    let first_line = d.text.lines().find(|l| !l.trim().is_empty());
+                    if first_line.is_some_and(read::refuses)
+                        || self.outcome_said(&d.text) == Some("penalty")
+                    {
+                        sheet.fail(
+                            "missile",
+                            at,
+                            format!(
+                                "a missile at ({}, {}) strikes the 3×3 square clipped to the board (§5 Missile)",
+                                centre.row, centre.col
+                            ),
+                            "it was refused",
+                            d.tail.clone(),
+                        );
+                    } else {
+                        sheet.pass("missile");
+                    }
+                }
+            }
+        }
+        if game.end().is_some() {
+            let text = self.end_text.clone().unwrap_or_default();
+            let tail = self.log.last().map(|d| d.tail.clone()).unwrap_or_default();
+            at.action = "the end of the game: the counts".into();
+            at.output = Some(read::tail(&text, 20));
+            let turns = game.counter(Counter::Turns);
+            let shots = game.counter(Counter::Shots);
+            let said_turns = read::number_near(&text, "turn");
+            let said_shots = read::number_near(&text, "shot");
+            if said_turns == Some(i64::from(turns)) {
+                sheet.pass("turns");
+            } else {
+                sheet.fail(
+                    "turns",
+                    at,
+                    format!(
+                        "{turns} turns at the end (§4; each penalty skips a turn, each power uses one)"
+                    ),
+                    said_turns.map_or("no number next to the word \"turns\"".to_string(), |n| {
+                        n.to_string()
+                    }),
+                    tail.clone(),
+                );
+            }
+            if said_shots == Some(i64::from(shots)) {
+                sheet.pass("shots");
+            } else {
+                sheet.fail(
+                    "shots",
+                    at,
+                    format!("{shots} cannon shots at the end (§4; powers are not shots)"),
+                    said_shots.map_or("no number next to the word \"shots\"".to_string(), |n| {
+                        n.to_string()
+                    }),
+                    tail,
+                );
+            }
+        } else if self.over {
+            sheet.unobserved(
+                "turns",
+                "the program ended its game before the reference's was over",
+            );
+            sheet.unobserved(
+                "shots",
+                "the program ended its game before the reference's was over",
+            );
+        }
+    }
+
+    fn judge_used_up(&self, text: &str, power: &str, at: &Progress, sheet: &mut Sheet, tail: &str) {
+        if used_up_said(text) {
+            sheet.pass("power-used-up");
+        } else {
+            sheet.fail(
+                "power-used-up",
+                at,
+                format!(
+                    "a message that the {power} has been used as many times as it can (§5 Powers), and no turn used"
+                ),
+                "no such message (was the power used again?)",
+                tail.to_string(),
+            );
+        }
+    }
+
     fn drone_index(&self, axis: Axis) -> i64 {
         let limit = match axis {
             Axis::Row => self.rules.rows,
@@ -512,99 +1361,6 @@ impl Boats {
             .map_or(0, i64::from)
     }
 
-    /// Launches a missile at the corner whose clipped square holds water and the most boat
-    /// cells not yet fired on; with `off_board`, first at an off-board centre, which must be
-    /// refused.
-    fn missile(&mut self, talk: &mut Talk, at: &mut Progress, off_board: bool) -> Result<(), Stop> {
-        let (r, c) = (
-            i64::from(self.rules.rows) - 1,
-            i64::from(self.rules.cols) - 1,
-        );
-        let corners = [(0, 0), (0, c), (r, 0), (r, c)];
-        let centre = corners
-            .iter()
-            .map(|&(row, col)| RawCell { row, col })
-            .max_by_key(|&centre| {
-                let square = self.square(centre);
-                let n = square
-                    .iter()
-                    .filter(|c| self.game.occupant(**c).is_some() && !self.game.was_targeted(**c))
-                    .count();
-                // Water in the square too, so `fire-missile-cell` can repeat a plain miss.
-                let water = square.iter().any(|c| self.game.occupant(*c).is_none());
-                (water, n, std::cmp::Reverse((centre.row, centre.col)))
-            })
-            .unwrap_or(RawCell { row: 0, col: 0 });
-        let line = format!("{} {}", centre.row, centre.col);
-        at.action = format!(
-            "launch the missile at ({}, {}): sent `missile`",
-            centre.row, centre.col
-        );
-        let answer = self.game.missile(centre);
-        let heard = talk.say("missile")?;
-        still_on(&heard, "after `missile`")?;
-        if answer.outcome == Outcome::UsedUp {
-            at.board = self.game.render(true);
-            return used_up(&heard.text, "missile");
-        }
-        if off_board {
-            let off = format!("{} {}", -1, self.rules.cols + 2);
-            at.action =
-                format!("launch the missile: sent `missile`, then the off-board centre `{off}`");
-            let h = talk.say(&off)?;
-            if !asked_again(&heard.text, &h.text) {
-                return Err(Stop::diverged(
-                    "refused",
-                    format!(
-                        "({off}) refused and asked again (§5 Missile: \"continue to ask the user to type in valid coordinates\")"
-                    ),
-                    "no message saying it was invalid",
-                ));
-            }
-        }
-        at.action = format!(
-            "launch the missile at ({}, {}): sent `missile`, `{line}`",
-            centre.row, centre.col
-        );
-        let h = talk.say(&line)?;
-        at.board = self.game.render(true);
-        let first_line = h.text.lines().find(|l| !l.trim().is_empty());
-        if first_line.is_some_and(read::refuses) || self.outcome_said(&h.text) == Some("penalty") {
-            return Err(Stop::diverged(
-                "missile",
-                format!(
-                    "a missile at ({line}) strikes the 3×3 square clipped to the board (§5 Missile)"
-                ),
-                "it was refused",
-            ));
-        }
-        self.missile_cells = answer.cells.iter().map(|(c, _)| *c).collect();
-        if self.game.end().is_some() {
-            self.over = true;
-            return self.final_counts(talk, h);
-        }
-        still_on(&h, "after the missile")
-    }
-
-    /// The on-board cells of the 3×3 square around `centre`.
-    fn square(&self, centre: RawCell) -> Vec<Cell> {
-        let mut out = Vec::new();
-        for dr in -1..=1 {
-            for dc in -1..=1 {
-                if let Some(c) = self.game.on_board(RawCell {
-                    row: centre.row + dr,
-                    col: centre.col + dc,
-                }) {
-                    out.push(c);
-                }
-            }
-        }
-        out
-    }
-
-    /// Which outcome the program's answer says: `penalty` if it says so anywhere, else
-    /// `sunk`, else the first of `hit` and `miss`. Lines it printed before the first shot
-    /// (prompts, legends) and counters (`Boats sunk: 1 of 5`, `Penalties: 0`) are skipped.
     fn outcome_said(&self, text: &str) -> Option<&'static str> {
         let kept: Vec<&str> = text
             .lines()
@@ -632,9 +1388,6 @@ impl Boats {
         })
     }
 
-    /// The drone's count in its answer: the first number on the first line that speaks of a
-    /// scan (`drone`, `scan`, `found`, boats, cells…), the scanned index left out of a line
-    /// that names its row or column (then a later line may hold the count).
     fn count_said(&self, text: &str, index: i64) -> Option<i64> {
         let stems = [
             "drone", "scan", "found", "detect", "count", "target", "boat", "ship", "spot", "cell",
@@ -670,15 +1423,274 @@ impl Boats {
         (0..self.rules.items.len()).collect()
     }
 
-    /// A boat's cells not yet fired on.
+    /// A boat's cells not yet fired on, as the belief game places it.
     fn unfired_of(&self, i: usize) -> Vec<Cell> {
         self.game
             .item_cells(i)
             .iter()
             .copied()
-            .filter(|c| !self.game.was_targeted(*c))
+            .filter(|c| !self.fired.contains(c))
             .collect()
     }
+}
+
+/// What is known of each cell: a boat, water, or unknown.
+struct Knowledge {
+    boat: BTreeSet<Cell>,
+    water: BTreeSet<Cell>,
+}
+
+impl Knowledge {
+    /// From a board that showed which cells hold boats (and so, which do not).
+    fn from_cells(cells: &BTreeSet<Cell>) -> Knowledge {
+        Knowledge {
+            boat: cells.clone(),
+            water: BTreeSet::new(),
+        }
+    }
+
+    /// From the program's answers to first shots: hit and sunk are boats, miss is water.
+    fn from_answers(answered: &BTreeMap<Cell, &'static str>, _: Vec<Cell>) -> Knowledge {
+        let mut k = Knowledge {
+            boat: BTreeSet::new(),
+            water: BTreeSet::new(),
+        };
+        for (c, w) in answered {
+            match *w {
+                "hit" | "sunk" => {
+                    k.boat.insert(*c);
+                }
+                "miss" => {
+                    k.water.insert(*c);
+                }
+                _ => {}
+            }
+        }
+        k
+    }
+}
+
+/// Layouts of the fleet (each boat's cells, longest first) that cover every known boat
+/// cell and no water cell, and where each sunk cell's boat is the one... (up to 64): the
+/// uncovered boat cell first in row order must belong to some boat, so each step tries
+/// only the boats through it.
+fn solve(rules: &Rules, k: &Knowledge, _sunk: &[Cell]) -> Vec<Vec<Vec<Cell>>> {
+    let mut lengths: Vec<u8> = rules.items.iter().map(|i| i.length).collect();
+    lengths.sort_unstable_by(|a, b| b.cmp(a));
+    let mut out = Vec::new();
+    let mut placed: Vec<Vec<Cell>> = Vec::new();
+    let mut budget = 20_000usize;
+    search(rules, k, &mut lengths, &mut placed, &mut out, &mut budget);
+    out
+}
+
+fn search(
+    rules: &Rules,
+    k: &Knowledge,
+    left: &mut Vec<u8>,
+    placed: &mut Vec<Vec<Cell>>,
+    out: &mut Vec<Vec<Vec<Cell>>>,
+    budget: &mut usize,
+) {
+    if out.len() >= 64 || *budget == 0 {
+        return;
+    }
+    *budget -= 1;
+    let used: BTreeSet<Cell> = placed.iter().flatten().copied().collect();
+    let uncovered = k.boat.iter().find(|c| !used.contains(c)).copied();
+    if left.is_empty() {
+        if uncovered.is_none() {
+            out.push(placed.clone());
+        }
+        return;
+    }
+    let fits = |cells: &[Cell]| {
+        cells
+            .iter()
+            .all(|c| !used.contains(c) && !k.water.contains(c))
+    };
+    let segments = |len: u8, through: Option<Cell>| -> Vec<Vec<Cell>> {
+        let mut segs = Vec::new();
+        for horizontal in [true, false] {
+            for r in 0..rules.rows {
+                for c in 0..rules.cols {
+                    let cells: Vec<Cell> = (0..len)
+                        .map(|d| {
+                            if horizontal {
+                                (r, c.saturating_add(d))
+                            } else {
+                                (r.saturating_add(d), c)
+                            }
+                        })
+                        .filter(|&(y, x)| y < rules.rows && x < rules.cols)
+                        .map(|(row, col)| Cell { row, col })
+                        .collect();
+                    if cells.len() != usize::from(len) || (len == 1 && !horizontal) {
+                        continue;
+                    }
+                    if through.is_some_and(|t| !cells.contains(&t)) {
+                        continue;
+                    }
+                    segs.push(cells);
+                }
+            }
+        }
+        segs
+    };
+    match uncovered {
+        Some(t) => {
+            let mut tried = BTreeSet::new();
+            for i in 0..left.len() {
+                let len = left[i];
+                if !tried.insert(len) {
+                    continue;
+                }
+                for seg in segments(len, Some(t)) {
+                    if fits(&seg) {
+                        let len = left.remove(i);
+                        placed.push(seg);
+                        search(rules, k, left, placed, out, budget);
+                        placed.pop();
+                        left.insert(i, len);
+                    }
+                }
+            }
+        }
+        None => {
+            // Boats never hit: anywhere else that is not water (the first place that fits).
+            let len = left.remove(0);
+            let unknown_first = segments(len, None)
+                .into_iter()
+                .find(|s| fits(s) && s.iter().all(|c| !k.boat.contains(c)));
+            if let Some(seg) = unknown_first {
+                placed.push(seg);
+                search(rules, k, left, placed, out, budget);
+                placed.pop();
+            }
+            left.insert(0, len);
+        }
+    }
+}
+
+/// The cells of the board in `text` that hold a boat, when it shows a board of the right
+/// size whose commonest symbol is water: every other symbol a boat cell (hits and misses
+/// drawn too are counted as boats only if they are not the water symbol: a board printed
+/// before any shot shows only boats).
+fn grid_like(text: &str, rules: &Rules) -> Option<BTreeSet<Cell>> {
+    let (rows, cols) = (usize::from(rules.rows), usize::from(rules.cols));
+    let grids = read::windows(text, rows, cols, &|c| !c.is_whitespace());
+    let want: usize = rules.items.iter().map(|i| usize::from(i.length)).sum();
+    grids.iter().rev().find_map(|grid| {
+        let mut counts = BTreeMap::new();
+        for row in grid {
+            for c in row {
+                *counts.entry(*c).or_insert(0usize) += 1;
+            }
+        }
+        let water = counts.iter().max_by_key(|(_, n)| **n).map(|(c, _)| *c)?;
+        let cells: BTreeSet<Cell> = grid
+            .iter()
+            .enumerate()
+            .flat_map(|(r, row)| {
+                row.iter()
+                    .enumerate()
+                    .filter(move |(_, s)| **s != water)
+                    .map(move |(c, _)| Cell {
+                        row: r as u8,
+                        col: c as u8,
+                    })
+            })
+            .collect();
+        (cells.len() == want).then_some(cells)
+    })
+}
+
+/// Whether a prompt asks for the board's size.
+fn asks_size(q: &str) -> bool {
+    has_stem(
+        q,
+        &[
+            "size",
+            "dimension",
+            "how many rows",
+            "number of rows",
+            "number of col",
+        ],
+    ) || (has_stem(q, &["rows", "columns", "width", "height"]) && !asks_shot(q))
+}
+
+/// Whether a prompt asks for a shot.
+fn asks_shot(q: &str) -> bool {
+    has_stem(
+        q,
+        &[
+            "fire",
+            "shoot",
+            "target",
+            "attack",
+            "coordinate",
+            "guess",
+            "command",
+        ],
+    )
+}
+
+/// The one coordinate a prompt asks for, when it asks for one alone ("Enter column:",
+/// "Row?", "x:").
+fn asks_one(text: &str) -> Option<Axis> {
+    let last = read::last_line(text)?.to_lowercase();
+    let ws = words(&last);
+    let row = ws.iter().any(|w| w == "row" || w == "x");
+    let col = ws.iter().any(|w| w.starts_with("col") || w == "y");
+    match (row, col) {
+        (true, false) => Some(Axis::Row),
+        (false, true) => Some(Axis::Col),
+        _ => None,
+    }
+}
+
+/// The keys to try for the mode, the ones the prompt offers first: `1`/`2` for "1 ... 2",
+/// `s`/`e` for "(s)tandard", `0`/`1`, then the words.
+fn mode_keys(prompt: &str, expert: bool) -> Vec<String> {
+    let p = prompt.to_lowercase();
+    let pick = |a: &str, b: &str| if expert { b.to_string() } else { a.to_string() };
+    let mut keys = Vec::new();
+    let letters = p.contains("(s)")
+        || p.contains("s/e")
+        || p.contains("[s]")
+        || p.contains("(s/e)")
+        || p.contains("'s'")
+        || p.contains("\"s\"")
+        || p.contains("s or e");
+    let zero = p.contains('0') && !p.contains('2');
+    if letters {
+        keys.push(pick("s", "e"));
+    }
+    if zero {
+        keys.push(pick("0", "1"));
+    }
+    keys.push(pick("1", "2"));
+    keys.push(pick("standard", "expert"));
+    if !letters {
+        keys.push(pick("s", "e"));
+    }
+    if !zero {
+        keys.push(pick("0", "1"));
+    }
+    keys
+}
+
+/// Whether `text` says a power has been used up (§5).
+fn used_up_said(text: &str) -> bool {
+    has_stem(
+        text,
+        &[
+            "used", "max", "already", "limit", "exhaust", "none", "cannot", "left",
+        ],
+    ) || has_phrase(
+        text,
+        &["no more", "out of", "can t", "no longer", "not available"],
+    )
 }
 
 /// A divergence unless the program is still asking (the game is not over).
@@ -691,30 +1703,6 @@ fn still_on(heard: &Heard, when: &str) -> Result<(), Stop> {
         ));
     }
     Ok(())
-}
-
-/// Checks the message for a power past its limit (§5: "a message will be printed notifying
-/// them that they have already used that power as many times as they can").
-fn used_up(text: &str, power: &str) -> Result<(), Stop> {
-    let said = has_stem(
-        text,
-        &[
-            "used", "max", "already", "limit", "exhaust", "none", "cannot", "left",
-        ],
-    ) || has_phrase(
-        text,
-        &["no more", "out of", "can t", "no longer", "not available"],
-    );
-    if said {
-        return Ok(());
-    }
-    Err(Stop::diverged(
-        "used-up",
-        format!(
-            "a message that the {power} has been used as many times as it can (§5 Powers), and no turn used"
-        ),
-        "no such message (was the power used again?)",
-    ))
 }
 
 /// A line as the noise set keeps it: trimmed, digits as `#`.
@@ -771,6 +1759,23 @@ fn layout(text: &str, rules: &Rules) -> Result<Vec<Vec<Cell>>, Stop> {
         }
     }
     Err(Stop::diverged("layout", fleet_words(rules), last_problem))
+}
+
+/// Whether the last board in `text` draws two boats with one symbol.
+fn shares_symbol(text: &str, rules: &Rules) -> bool {
+    let (rows, cols) = (usize::from(rules.rows), usize::from(rules.cols));
+    let grids = read::windows(text, rows, cols, &|c| !c.is_whitespace());
+    grids.last().is_some_and(|grid| {
+        let Ok(boats) = boats_in(grid) else {
+            return false;
+        };
+        let symbols: BTreeSet<char> = boats
+            .iter()
+            .filter_map(|b| b.first())
+            .map(|c| grid[usize::from(c.row)][usize::from(c.col)])
+            .collect();
+        symbols.len() < boats.len()
+    })
 }
 
 /// The boats of one grid: water is the commonest symbol; every other symbol's cells split

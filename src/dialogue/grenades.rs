@@ -12,8 +12,9 @@
 //! is accepted (both readings are faithful to "a character followed by an integer").
 
 use super::read::{self, asked_again, refuses};
+use super::sheet::{Rule, Sheet};
 use super::talk::{Heard, Stop, Talk};
-use super::{Played, Progress};
+use super::{DialogueDriver, Played, Progress};
 use crate::cell::Cell;
 use crate::engine::{Game, random_layout};
 use crate::scenario::{Dialogue, Scenario};
@@ -22,16 +23,137 @@ use crate::target::Program;
 use std::sync::Arc;
 
 /// The moves a grenades-8x8 dialogue may plan.
-pub const MOVES: [&str; 8] = [
+pub const MOVES: [&str; 9] = [
     "place-off-grid",
     "place-occupied",
     "place",
+    "initial-grid",
     "fire-own-ship",
     "fire-own-grenade",
     "fire-off-grid",
     "fire-recalled",
     "sweep",
 ];
+
+/// The rules a grenades-8x8 dialogue judges, each from the handout's steps.
+pub static RULES: [Rule; 13] = [
+    Rule {
+        id: "refuse-off-grid-placement",
+        title: "A ship or grenade placed off the grid is refused and asked again",
+        clause: "Step 1: \"If the character is not between 'A' (or a) and H (or h) or the integer is not between 1 and 8 ... display an error message and let the user try again\"",
+    },
+    Rule {
+        id: "refuse-taken-placement",
+        title: "A ship or grenade placed on a taken cell is refused and asked again",
+        clause: "Step 1: \"or there is already a grenade or a ship at that position ... display an error message and let the user try again\"",
+    },
+    Rule {
+        id: "input-format",
+        title: "A position is read as one entry, a letter followed by a number (`C4`)",
+        clause: "Step 1: \"For each ship and grenade, 1 coordinate will be entered (a character followed by an integer)\"",
+    },
+    Rule {
+        id: "initial-grid",
+        title: "Before the first rocket the grid is shown with every position hidden (`_`)",
+        clause: "Step 3: \"Display the initial grid hiding all ships and grenades\"; \"a position that has never been called should be displayed with the character '_'\"",
+    },
+    Rule {
+        id: "grid-after-rocket",
+        title: "After each of the human's rockets the new grid is shown, the called cell revealed",
+        clause: "Step 4: \"Ask for the position of H's rocket and modify the grid according to the rules of the game. Then display the new grid showing only the positions that have been called to date\"",
+    },
+    Rule {
+        id: "computer-turn",
+        title: "The computer fires one rocket a turn at a random cell and shows the grid",
+        clause: "Step 5: \"Let C play. Generate a random position for C's rocket and modify the grid according to the rules of the game. Then display the new gird\"",
+    },
+    Rule {
+        id: "grenade-costs-turn",
+        title: "A rocket on any grenade costs its shooter the next turn",
+        clause: "Rules: \"If the rocket falls on a coordinate where the opponent (or the player) has a grenade, then the player loses a turn, and next time, the opponent will play twice in a row\"",
+    },
+    Rule {
+        id: "own-ship-sinks",
+        title: "A rocket on the shooter's own ship sinks it",
+        clause: "Rules: \"If the rocket falls on a coordinate where the opponent (or the player...) has a ship, then that ship sinks\"",
+    },
+    Rule {
+        id: "recalled-does-nothing",
+        title: "A rocket on a cell called before does nothing",
+        clause: "Rules: \"If the rocket falls on a coordinate that has been called before, regardless of what was there before, nothing happens\"",
+    },
+    Rule {
+        id: "refuse-off-grid-rocket",
+        title: "A rocket off the grid is refused and asked again",
+        clause: "Step 4: \"you must verify that the values are within the grid. If the character is not between 'A' (or a) and H (or h) or the integer is not between 1 and 8, then your program must display an error message and let the user try again\"",
+    },
+    Rule {
+        id: "computer-layout",
+        title: "The computer has 6 ships and 4 grenades, each on a cell of its own",
+        clause: "Step 2: \"Place C's own ships and grenades at random, making sure that the coordinates are valid and that there is nothing at that position already\"",
+    },
+    Rule {
+        id: "winner",
+        title: "The game ends when a player has no ship left and the winner is declared",
+        clause: "Step 6: \"Keep simulating the game and display the grid after each turn, and eventually declare a winner\"; \"The game goes on until one player has all his/her ships sunk\"",
+    },
+    Rule {
+        id: "revealed-grid",
+        title: "At the end the grid is shown with every ship and grenade revealed",
+        clause: "Step 7: \"Once the winner is declared, the grid is then displayed showing the position of all ships and grenades\"",
+    },
+];
+
+/// The grenades-8x8 driver.
+pub struct Driver;
+
+impl DialogueDriver for Driver {
+    fn assignment(&self) -> &'static str {
+        "grenades-8x8"
+    }
+    fn moves(&self) -> &'static [&'static str] {
+        &MOVES
+    }
+    fn rules(&self) -> &'static [Rule] {
+        &RULES
+    }
+    fn check_plan(&self, moves: &[&str]) -> Result<(), (usize, String)> {
+        check_plan(moves)
+    }
+    fn judged(&self, plan: &Dialogue, _: &Scenario) -> Vec<&'static str> {
+        let mut out = Vec::new();
+        for m in &plan.moves {
+            out.extend(match m.name.as_str() {
+                "place-off-grid" => &["refuse-off-grid-placement", "input-format"][..],
+                "place-occupied" => &["refuse-taken-placement"][..],
+                "initial-grid" => &["initial-grid"][..],
+                "fire-own-ship" => &["own-ship-sinks"][..],
+                "fire-own-grenade" => &["grenade-costs-turn"][..],
+                "fire-off-grid" => &["refuse-off-grid-rocket"][..],
+                "fire-recalled" => &["recalled-does-nothing"][..],
+                "sweep" => &[
+                    "grid-after-rocket",
+                    "computer-turn",
+                    "computer-layout",
+                    "winner",
+                    "revealed-grid",
+                ][..],
+                _ => &[][..],
+            });
+        }
+        out
+    }
+    fn play(
+        &self,
+        scenario: &Scenario,
+        plan: &Dialogue,
+        program: &Program,
+        at: &mut Progress,
+        sheet: &mut Sheet,
+    ) -> Played {
+        play(scenario, plan, program, at, sheet)
+    }
+}
 
 /// The grid's symbols (step 3).
 const ALPHABET: [char; 6] = ['_', 's', 'S', 'g', 'G', '*'];
@@ -127,6 +249,13 @@ pub fn check_plan(moves: &[&str]) -> Result<(), (usize, String)> {
             m if !placing.contains(&m) && !placed => {
                 Some("`place` before any rocket (the human's ships and grenades go first, step 1)")
             }
+            "initial-grid"
+                if before
+                    .iter()
+                    .any(|b| b.starts_with("fire-") || *b == "sweep") =>
+            {
+                Some("`initial-grid` before the first rocket (it judges what is shown then)")
+            }
             "fire-recalled"
                 if !before
                     .iter()
@@ -150,13 +279,19 @@ pub fn check_plan(moves: &[&str]) -> Result<(), (usize, String)> {
 }
 
 /// Plays one grenades-8x8 dialogue.
-pub fn play(scenario: &Scenario, plan: &Dialogue, program: &Program, at: &mut Progress) -> Played {
+fn play(
+    scenario: &Scenario,
+    plan: &Dialogue,
+    program: &Program,
+    at: &mut Progress,
+    sheet: &mut Sheet,
+) -> Played {
     at.action = "start the program".into();
     let (mut talk, opening) = match super::open(program, &[]) {
         Ok(t) => t,
         Err(played) => return *played,
     };
-    let outcome = live(scenario, plan, &mut talk, opening, at);
+    let outcome = live(scenario, plan, &mut talk, opening, at, sheet);
     Played {
         talk: Some(talk),
         outcome,
@@ -182,6 +317,7 @@ fn live(
     talk: &mut Talk,
     opening: Heard,
     at: &mut Progress,
+    sheet: &mut Sheet,
 ) -> Result<(), Stop> {
     let rules = scenario.rules.clone();
     let layout = random_layout(&rules, plan.seed)
@@ -222,14 +358,15 @@ fn live(
             "place-off-grid" => {
                 for bad in ["I3", "A9", "C0"] {
                     at.action = format!("place a ship at `{bad}`, off the grid");
-                    let h = talk.say(bad)?;
-                    refused(
+                    let h = enter(talk, at, sheet, bad)?;
+                    let r = refused(
                         &last.text,
                         generic,
                         &h,
                         bad,
                         "off the grid (step 1: \"If the character is not between 'A' (or a) and H (or h) or the integer is not between 1 and 8 ... display an error message and let the user try again\")",
-                    )?;
+                    );
+                    judge_refusal(sheet, at, talk, "refuse-off-grid-placement", r)?;
                     last = h;
                 }
             }
@@ -237,33 +374,36 @@ fn live(
                 if rec.human.is_empty() {
                     let (i, c) = to_place.remove(0);
                     let before = last.text.clone();
-                    last = place(talk, at, &rules, i, c)?;
+                    last = place(talk, at, sheet, &rules, i, c)?;
                     generic |= same_prompt(&before, &last.text);
                     rec.human.push((i, c));
                 }
                 let (_, c) = rec.human[0];
                 let cell = n.format(c.into());
                 at.action = format!("place an item on `{cell}`, already taken");
-                let h = talk.say(&cell)?;
-                refused(
+                let h = enter(talk, at, sheet, &cell)?;
+                let r = refused(
                     &last.text,
                     generic,
                     &h,
                     &cell,
                     "already taken (step 1: \"or there is already a grenade or a ship at that position ... display an error message and let the user try again\")",
-                )?;
+                );
+                judge_refusal(sheet, at, talk, "refuse-taken-placement", r)?;
                 last = h;
             }
             "place" => {
                 while !to_place.is_empty() {
                     let (i, c) = to_place.remove(0);
                     let before = last.text.clone();
-                    last = place(talk, at, &rules, i, c)?;
+                    last = place(talk, at, sheet, &rules, i, c)?;
                     generic |= same_prompt(&before, &last.text);
                     rec.human.push((i, c));
                 }
                 rec.before_play = last.text.clone();
             }
+            // Judged in the replay: what was shown before the first rocket.
+            "initial-grid" => {}
             _ if placing => {
                 return Err(Stop::diverged(
                     "plan",
@@ -274,14 +414,15 @@ fn live(
             "fire-off-grid" => {
                 for bad in ["J5", "D9"] {
                     at.action = format!("fire a rocket at `{bad}`, off the grid");
-                    let h = talk.say(bad)?;
-                    refused(
+                    let h = enter(talk, at, sheet, bad)?;
+                    let r = refused(
                         &last.text,
                         generic,
                         &h,
                         bad,
                         "off the grid (step 4: \"you must verify that the values are within the grid\")",
-                    )?;
+                    );
+                    judge_refusal(sheet, at, talk, "refuse-off-grid-rocket", r)?;
                     last = h;
                 }
             }
@@ -312,7 +453,7 @@ fn live(
                         "none left",
                     ));
                 };
-                last = rocket(talk, at, &rules, cell, k + 1, m.line, &mut rec)?;
+                last = rocket(talk, at, sheet, &rules, cell, (k + 1, m.line), &mut rec)?;
                 called.push(cell);
             }
             "sweep" => {
@@ -326,7 +467,7 @@ fn live(
                     if called.contains(&cell) {
                         continue;
                     }
-                    last = rocket(talk, at, &rules, cell, k + 1, m.line, &mut rec)?;
+                    last = rocket(talk, at, sheet, &rules, cell, (k + 1, m.line), &mut rec)?;
                     called.push(cell);
                 }
             }
@@ -346,13 +487,42 @@ fn live(
             r.text.push_str(&h.text);
         }
     }
-    replay(&rules, &rec, at)
+    replay(&rules, &rec, at, sheet)
+}
+
+/// Marks a refusal rule: passed, or failed and then lost track (the program took the
+/// entry, so what it asks next is not what the plan expects).
+fn judge_refusal(
+    sheet: &mut Sheet,
+    at: &Progress,
+    talk: &Talk,
+    rule: &str,
+    r: Result<(), Stop>,
+) -> Result<(), Stop> {
+    match r {
+        Ok(()) => {
+            sheet.pass(rule);
+            Ok(())
+        }
+        Err(Stop::Diverged {
+            expected, actual, ..
+        }) => {
+            sheet.fail(rule, at, expected, actual.clone(), talk.tail());
+            Err(Stop::diverged(
+                "lost-track",
+                "the entry refused, so the next question is the same one",
+                format!("{actual}: the rest of the program's input no longer lines up"),
+            ))
+        }
+        Err(f) => Err(f),
+    }
 }
 
 /// Places item `i` on `c`: the cell, and the number alone if the program waits silently.
 fn place(
     talk: &mut Talk,
     at: &mut Progress,
+    sheet: &mut Sheet,
     rules: &Rules,
     i: usize,
     c: Cell,
@@ -364,7 +534,7 @@ fn place(
     };
     let cell = rules.notation.format(c.into());
     at.action = format!("place a {what} at `{cell}`");
-    let h = enter(talk, &cell)?;
+    let h = enter(talk, at, sheet, &cell)?;
     if refuses(&h.text) {
         return Err(Stop::diverged(
             "placement",
@@ -382,30 +552,44 @@ fn place(
     Ok(h)
 }
 
-/// Sends a cell (`C4`); if the program asks again without a word, the number alone.
-fn enter(talk: &mut Talk, cell: &str) -> Result<Heard, Stop> {
+/// Sends a cell (`C4`); if the program asks again without a word, or asks for the number
+/// apart ("Row (1-8):"), the number alone (rule input-format: the handout's entry is one).
+fn enter(talk: &mut Talk, at: &Progress, sheet: &mut Sheet, cell: &str) -> Result<Heard, Stop> {
     let h = talk.say(cell)?;
-    if h.ended || !h.text.trim().is_empty() {
+    let asks_number = read::last_line(&h.text).is_some_and(|l| {
+        let ws = read::words(l);
+        (ws.iter().any(|w| w == "row") || read::has_phrase(l, &["1 8"]))
+            && grids(&h.text).is_empty()
+    }) && !h.text.lines().any(refuses);
+    if h.ended || (!h.text.trim().is_empty() && !asks_number) {
+        sheet.pass("input-format");
         return Ok(h);
     }
+    sheet.fail(
+        "input-format",
+        at,
+        format!("`{cell}` taken as one entry (step 1: \"a character followed by an integer\")"),
+        "the program asked for the number on its own",
+        talk.tail(),
+    );
     let number: String = cell.chars().filter(char::is_ascii_digit).collect();
     talk.say(&number)
 }
 
 /// Fires the human's rocket at `c` and records what the program printed.
-#[allow(clippy::too_many_arguments)]
+/// `(move_no, line)`: the move that sent it, and its line in the scenario.
 fn rocket(
     talk: &mut Talk,
     at: &mut Progress,
+    sheet: &mut Sheet,
     rules: &Rules,
     c: Cell,
-    move_no: usize,
-    line: usize,
+    (move_no, line): (usize, usize),
     rec: &mut Record,
 ) -> Result<Heard, Stop> {
     let cell = rules.notation.format(c.into());
     at.action = format!("the human's rocket at `{cell}`");
-    let h = enter(talk, &cell)?;
+    let h = enter(talk, at, sheet, &cell)?;
     rec.rounds.push(Round {
         cell: c,
         text: h.text.clone(),
@@ -483,38 +667,155 @@ fn show(g: &Grid) -> String {
 }
 
 /// Replays the recorded game against the reference in the chosen reading of the spec's
-/// decision grenade-during-double-turn, and when that diverges, in its other reading (an
-/// `accept_also` one); passes if either does, else reports the replay that got further.
-fn replay(rules: &Arc<Rules>, rec: &Record, at: &mut Progress) -> Result<(), Stop> {
+/// decision grenade-during-double-turn, and in its other reading (an `accept_also` one);
+/// keeps the reading with fewer failed rules (then the one that got further).
+fn replay(
+    rules: &Arc<Rules>,
+    rec: &Record,
+    at: &mut Progress,
+    sheet: &mut Sheet,
+) -> Result<(), Stop> {
     let base = || Progress {
         move_no: at.move_no,
         line: at.line,
         move_name: at.move_name.clone(),
         ..Progress::default()
     };
-    let mut first = base();
-    let Err(stop) = replay_as(rules, rec, &mut first, false) else {
-        *at = first;
-        return Ok(());
+    let tried: Vec<_> = [false, true]
+        .into_iter()
+        .map(|cancel| {
+            let mut p = base();
+            let mut s = sheet.clone();
+            let r = replay_as(rules, rec, &mut p, &mut s, cancel);
+            let rank = (r.is_err(), s.failures(), std::cmp::Reverse(s.passes()));
+            (rank, p, s, r)
+        })
+        .collect();
+    let best = tried
+        .into_iter()
+        .min_by_key(|(rank, ..)| *rank)
+        .map(|(_, p, s, r)| (p, s, r));
+    match best {
+        Some((p, s, r)) => {
+            *at = p;
+            *sheet = s;
+            r
+        }
+        None => Ok(()),
+    }
+}
+
+/// The computer's ships and grenades as the end shows them (`S`, `G`), read in the
+/// program's reading of "a letter and a number"; when no grid is revealed at the end, as
+/// far as the grids printed during the game showed them (every cell once called keeps its
+/// symbol): the rest of the judging does not depend on a reveal.
+struct Seen {
+    revealed: Option<Grid>,
+    transposed: bool,
+    ships: Vec<Cell>,
+    grenades: Vec<Cell>,
+}
+
+/// Reads the end of the game. Errors (lost track): the grids do not show the human's items
+/// where they were placed, in either reading.
+fn seen(
+    rules: &Rules,
+    rec: &Record,
+    final_text: &str,
+    at: &mut Progress,
+    sheet: &mut Sheet,
+) -> Result<Seen, Stop> {
+    let human_at = |g: &Grid| {
+        rec.human.iter().all(|(i, c)| {
+            let want = if rules.items[*i].grenade { 'g' } else { 's' };
+            g[usize::from(c.row)][usize::from(c.col)] == want
+        })
     };
-    let mut other = base();
-    match replay_as(rules, rec, &mut other, true) {
-        Ok(()) => {
-            *at = other;
-            Ok(())
+    let revealed = grids(final_text).last().cloned();
+    let (transposed, revealed) = match revealed {
+        Some(g) if human_at(&g) => (false, Some(g)),
+        Some(g) if human_at(&transpose(&g)) => (true, Some(transpose(&g))),
+        Some(g) => {
+            sheet.fail(
+                "revealed-grid",
+                at,
+                "the human's ships (s) and grenades (g) where they were placed",
+                show(&g),
+                String::new(),
+            );
+            return Err(Stop::diverged(
+                "revealed",
+                "a grid at the end showing the human's items where they were placed",
+                show(&g),
+            ));
         }
-        Err(stop2)
-            if other.move_no > first.move_no
-                || (other.move_no == first.move_no && other.line > first.line) =>
-        {
-            *at = other;
-            Err(stop2)
+        None => {
+            sheet.fail(
+                "revealed-grid",
+                at,
+                "after the winner, the grid showing every ship and grenade (step 7)",
+                "no 8×8 grid of `_ s S g G *` at the end",
+                String::new(),
+            );
+            (transposed_by_rounds(rec), None)
         }
-        Err(_) => {
-            *at = first;
-            Err(stop)
+    };
+    // What the end shows, or else every grid of the game laid over each other.
+    let mut union: Grid = vec![vec!['_'; 8]; 8];
+    let all: Vec<Grid> = match &revealed {
+        Some(g) => vec![g.clone()],
+        None => rec
+            .rounds
+            .iter()
+            .flat_map(|r| grids(&r.text))
+            .map(|g| if transposed { transpose(&g) } else { g })
+            .collect(),
+    };
+    for g in &all {
+        for (r, row) in g.iter().enumerate() {
+            for (c, ch) in row.iter().enumerate() {
+                if *ch != '_' {
+                    union[r][c] = *ch;
+                }
+            }
         }
     }
+    let mut ships = Vec::new();
+    let mut grenades = Vec::new();
+    for (r, row) in union.iter().enumerate() {
+        for (c, ch) in row.iter().enumerate() {
+            let cell = Cell {
+                row: r as u8,
+                col: c as u8,
+            };
+            match ch {
+                'S' => ships.push(cell),
+                'G' => grenades.push(cell),
+                _ => {}
+            }
+        }
+    }
+    Ok(Seen {
+        revealed,
+        transposed,
+        ships,
+        grenades,
+    })
+}
+
+/// Without a reveal: whether the program reads the letter as the row, from where the
+/// human's rockets showed up (a called cell is never `_` again).
+fn transposed_by_rounds(rec: &Record) -> bool {
+    let mut plain = 0;
+    let mut swapped = 0;
+    for r in &rec.rounds {
+        if let Some(g) = grids(&r.text).first() {
+            let (y, x) = (usize::from(r.cell.row), usize::from(r.cell.col));
+            plain += usize::from(g[y][x] != '_');
+            swapped += usize::from(g[x][y] != '_');
+        }
+    }
+    swapped > plain
 }
 
 /// One replay; `cancel` picks the other reading of grenade-during-double-turn.
@@ -522,6 +823,7 @@ fn replay_as(
     rules: &Arc<Rules>,
     rec: &Record,
     at: &mut Progress,
+    sheet: &mut Sheet,
     cancel: bool,
 ) -> Result<(), Stop> {
     let final_text = rec
@@ -535,95 +837,53 @@ fn replay_as(
     }
     at.action = "the grid revealed at the end".into();
     at.output = Some(read::tail(final_text, 30));
-    let Some(revealed) = grids(final_text).last().cloned() else {
-        return Err(Stop::diverged(
-            "revealed",
-            "after the winner, the grid showing every ship and grenade (step 7)",
-            "no 8×8 grid of `_ s S g G *` at the end",
-        ));
+    let seen = seen(rules, rec, final_text, at, sheet)?;
+    let read_grid = |g: &Grid| {
+        if seen.transposed {
+            transpose(g)
+        } else {
+            g.clone()
+        }
     };
-    // Which reading of "a letter and a number" the program took: the human's own items show
-    // where it put them.
-    let human_at = |g: &Grid| {
-        rec.human.iter().all(|(i, c)| {
-            let want = if rules.items[*i].grenade { 'g' } else { 's' };
-            g[usize::from(c.row)][usize::from(c.col)] == want
-        })
+    let want = |grenade: bool| {
+        rules
+            .items
+            .iter()
+            .filter(|i| i.owner == COMPUTER && i.grenade == grenade)
+            .count()
     };
-    let transposed = if human_at(&revealed) {
-        false
-    } else if human_at(&transpose(&revealed)) {
-        true
-    } else {
-        return Err(Stop::diverged(
-            "revealed",
-            "the human's ships (s) and grenades (g) where they were placed",
-            show(&revealed),
-        ));
-    };
-    let read_grid = |g: &Grid| if transposed { transpose(g) } else { g.clone() };
-    let revealed = read_grid(&revealed);
-    let mut ships = Vec::new();
-    let mut grenades = Vec::new();
-    for (r, row) in revealed.iter().enumerate() {
-        for (c, ch) in row.iter().enumerate() {
-            let cell = Cell {
-                row: r as u8,
-                col: c as u8,
-            };
-            match ch {
-                'S' => ships.push(cell),
-                'G' => grenades.push(cell),
-                _ => {}
-            }
+    let (want_ships, want_grenades) = (want(false), want(true));
+    let counted = seen.ships.len() == want_ships && seen.grenades.len() == want_grenades;
+    if seen.revealed.is_some() || rec.ended {
+        if counted {
+            sheet.pass("computer-layout");
+        } else if seen.revealed.is_some() || seen.ships.len() > want_ships {
+            sheet.fail(
+                "computer-layout",
+                at,
+                format!(
+                    "the computer's {want_ships} ships (S) and {want_grenades} grenades (G), each on a cell of its own (step 2: \"making sure that ... there is nothing at that position already\")"
+                ),
+                format!(
+                    "{} S and {} G:\n{}",
+                    seen.ships.len(),
+                    seen.grenades.len(),
+                    show(seen.revealed.as_ref().unwrap_or(&vec![vec!['_'; 8]; 8]))
+                ),
+                String::new(),
+            );
         }
     }
-    let want_ships = rules
-        .items
-        .iter()
-        .filter(|i| i.owner == COMPUTER && !i.grenade)
-        .count();
-    let want_grenades = rules
-        .items
-        .iter()
-        .filter(|i| i.owner == COMPUTER && i.grenade)
-        .count();
-    if ships.len() != want_ships || grenades.len() != want_grenades {
+    if seen.ships.len() != want_ships && (seen.revealed.is_some() || rec.ended) {
         return Err(Stop::diverged(
             "revealed",
-            format!(
-                "the computer's {want_ships} ships (S) and {want_grenades} grenades (G), each on a cell of its own (step 2: \"making sure that ... there is nothing at that position already\")"
-            ),
-            format!(
-                "{} S and {} G:\n{}",
-                ships.len(),
-                grenades.len(),
-                show(&revealed)
-            ),
+            format!("the computer's {want_ships} ships"),
+            format!("{} ships shown", seen.ships.len()),
         ));
     }
     let mut game = Game::new(rules.clone());
     game.cancel_lost_turns(cancel);
-    let mut comp_ships = ships.into_iter();
-    let mut comp_grenades = grenades.into_iter();
-    for (i, item) in rules.items.iter().enumerate() {
-        let cell = if item.owner == HUMAN {
-            rec.human.iter().find(|(j, _)| *j == i).map(|(_, c)| *c)
-        } else if item.grenade {
-            comp_grenades.next()
-        } else {
-            comp_ships.next()
-        };
-        if let Some(c) = cell
-            && game.place_cells(i, &[c]).is_err()
-        {
-            return Err(Stop::diverged(
-                "revealed",
-                "items on distinct cells",
-                show(&revealed),
-            ));
-        }
-    }
+    place_all(rules, rec, &seen, &mut game);
     let state = |g: &Game| as_grid(&g.render(g.end().is_some()));
     // Step 3: the initial grid, all `_`, before the first rocket.
     if let Some(r) = rec.rounds.first() {
@@ -636,15 +896,15 @@ fn replay_as(
     at.board = game.render(true);
     let blank: Grid = vec![vec!['_'; 8]; 8];
     match grids(&rec.before_play).last().map(read_grid) {
-        Some(g) if g == blank => {}
-        Some(g) => return Err(Stop::diverged("grid", show(&blank), show(&g))),
-        None => {
-            return Err(Stop::diverged(
-                "grid",
-                "the initial grid, every position `_` (step 3)",
-                "no 8×8 grid of `_ s S g G *` before the first rocket",
-            ));
-        }
+        Some(g) if g == blank => sheet.pass("initial-grid"),
+        Some(g) => sheet.fail("initial-grid", at, show(&blank), show(&g), String::new()),
+        None => sheet.fail(
+            "initial-grid",
+            at,
+            "the initial grid, every position `_` (step 3)",
+            "no 8×8 grid of `_ s S g G *` before the first rocket",
+            String::new(),
+        ),
     }
     for (k, round) in rec.rounds.iter().enumerate() {
         let cell = rules.notation.format(round.cell.into());
@@ -654,51 +914,81 @@ fn replay_as(
         at.action = format!("the human's rocket {} at `{cell}`", k + 1);
         at.output = Some(read::tail(&round.text, 30));
         if game.end().is_some() {
-            return Err(Stop::diverged(
-                "game over",
+            sheet.fail(
+                "winner",
+                at,
                 format!(
                     "the game over and a winner declared (the {} had no ship left)",
                     loser(&game)
                 ),
                 "the program asked for another rocket",
+                String::new(),
+            );
+            return Err(Stop::diverged(
+                "game over",
+                "the game over",
+                "the program went on",
             ));
         }
         if game.next_player() != "human" {
-            return Err(Stop::diverged(
-                "turn",
+            sheet.fail(
+                "grenade-costs-turn",
+                at,
                 "the computer's turn (the human hit a grenade, so the computer plays twice)",
                 "the program asked the human for a rocket",
-            ));
+                String::new(),
+            );
+            return Err(Stop::diverged("turn", "the computer's turn", "the human's"));
         }
+        // Which rule the human's rocket tests, by what stood on the cell.
+        let rule = rocket_rule(rules, &game, round.cell);
         game.fire(Some(HUMAN), round.cell.into());
         at.board = game.render(true);
         let printed: Vec<Grid> = grids(&round.text).iter().map(read_grid).collect();
         let mut shown = printed.iter();
         let Some(first) = shown.next() else {
-            return Err(Stop::diverged(
-                "grid",
+            sheet.fail(
+                "grid-after-rocket",
+                at,
                 "the grid after the human's rocket (step 4: \"display the new grid\")",
                 "no 8×8 grid of `_ s S g G *`",
-            ));
+                String::new(),
+            );
+            return Err(Stop::diverged("grid", "a grid", "none"));
         };
         let mut now = as_grid(&game.render(false));
+        let human_lost_turn = rule == "grenade-costs-turn";
+        let grid_rule = if human_lost_turn {
+            "grid-after-rocket"
+        } else {
+            rule
+        };
         if *first != now {
+            sheet.fail(grid_rule, at, show(&now), show(first), String::new());
             return Err(Stop::diverged("grid", show(&now), show(first)));
         }
+        sheet.pass(grid_rule);
+        sheet.pass("grid-after-rocket");
         let mut computer_turns = 0;
         while game.end().is_none() && game.next_player() == "computer" {
             computer_turns += 1;
             let Some(g) = shown.next() else {
-                let why = if computer_turns > 1 {
-                    "the computer's second turn in a row (the human hit a grenade)"
+                let (why, rule) = if computer_turns > 1 {
+                    (
+                        "the computer's second turn in a row (the human hit a grenade)",
+                        "grenade-costs-turn",
+                    )
                 } else {
-                    "the computer's turn"
+                    ("the computer's turn", "computer-turn")
                 };
-                return Err(Stop::diverged(
-                    "turn",
+                sheet.fail(
+                    rule,
+                    at,
                     format!("{why}, then its grid (step 5)"),
                     "the program asked the human for the next rocket",
-                ));
+                    String::new(),
+                );
+                return Err(Stop::diverged("turn", why, "the human's"));
             };
             let changed: Vec<Cell> = (0..8u8)
                 .flat_map(|r| (0..8u8).map(move |c| Cell { row: r, col: c }))
@@ -721,11 +1011,14 @@ fn replay_as(
                     game.fire(Some(COMPUTER), (*c).into());
                 }
                 _ => {
-                    return Err(Stop::diverged(
-                        "grid",
+                    sheet.fail(
+                        "computer-turn",
+                        at,
                         format!("one computer rocket changes one `_` cell:\n{}", show(&now)),
                         show(g),
-                    ));
+                        String::new(),
+                    );
+                    return Err(Stop::diverged("grid", "one changed cell", show(g)));
                 }
             }
             at.board = game.render(true);
@@ -736,8 +1029,13 @@ fn replay_as(
                 now.clone()
             };
             if *g != drawn {
+                sheet.fail("computer-turn", at, show(&drawn), show(g), String::new());
                 return Err(Stop::diverged("grid", show(&drawn), show(g)));
             }
+            sheet.pass("computer-turn");
+        }
+        if human_lost_turn && computer_turns > 1 {
+            sheet.pass("grenade-costs-turn");
         }
         // Whatever else it printed this round: the same grid again, or the revealed one.
         let over = game.end().is_some();
@@ -752,29 +1050,46 @@ fn replay_as(
             } else {
                 "it was the human's turn (the computer hit a grenade, so the human plays twice)"
             };
-            return Err(Stop::diverged(
-                "turn",
+            sheet.fail(
+                if over { "winner" } else { "grenade-costs-turn" },
+                at,
                 format!("no more rockets this round: {why}:\n{}", show(&plain)),
                 show(g),
-            ));
+                String::new(),
+            );
+            return Err(Stop::diverged("turn", why, show(g)));
         }
     }
     at.action = "the end of the game".into();
     at.output = Some(read::tail(final_text, 30));
     if game.end().is_none() {
-        return Err(Stop::diverged(
-            "game over",
+        let got = if rec.program_ended {
+            "the program ended"
+        } else {
+            "the program stopped asking for rockets"
+        };
+        sheet.fail(
+            "winner",
+            at,
             "the game goes on: both players still have ships",
-            if rec.program_ended {
-                "the program ended"
-            } else {
-                "the program stopped asking for rockets"
-            },
-        ));
+            got,
+            String::new(),
+        );
+        return Err(Stop::diverged("game over", "the game goes on", got));
     }
     let full = as_grid(&game.render(true));
-    if revealed != full {
-        return Err(Stop::diverged("revealed", show(&full), show(&revealed)));
+    if let Some(revealed) = &seen.revealed {
+        if *revealed == full {
+            sheet.pass("revealed-grid");
+        } else {
+            sheet.fail(
+                "revealed-grid",
+                at,
+                show(&full),
+                show(revealed),
+                String::new(),
+            );
+        }
     }
     let winner = if game.winner() == Some("human") {
         "human"
@@ -782,9 +1097,12 @@ fn replay_as(
         "computer"
     };
     let declared = declared_winner(final_text);
-    if declared != Some(winner) {
-        return Err(Stop::diverged(
+    if declared == Some(winner) {
+        sheet.pass("winner");
+    } else {
+        sheet.fail(
             "winner",
+            at,
             format!(
                 "the {winner} declared the winner (step 6; the {} has no ship left)",
                 loser(&game)
@@ -793,9 +1111,57 @@ fn replay_as(
                 "no winner declared (e.g. \"You win!\" or \"The computer wins.\")".to_string(),
                 |w| format!("the {w}"),
             ),
-        ));
+            String::new(),
+        );
     }
     Ok(())
+}
+
+/// Places the human's items where they went and the computer's where the end showed them;
+/// grenades the game never showed go on cells nobody called (they changed nothing).
+fn place_all(rules: &Rules, rec: &Record, seen: &Seen, game: &mut Game) {
+    let mut comp_ships = seen.ships.iter().copied();
+    let mut comp_grenades = seen.grenades.iter().copied();
+    let called: Vec<Cell> = rec.rounds.iter().map(|r| r.cell).collect();
+    let mut taken: Vec<Cell> = rec
+        .human
+        .iter()
+        .map(|(_, c)| *c)
+        .chain(seen.ships.iter().copied())
+        .chain(seen.grenades.iter().copied())
+        .collect();
+    let mut spare = (0..8u8)
+        .rev()
+        .flat_map(|r| (0..8u8).rev().map(move |c| Cell { row: r, col: c }));
+    for (i, item) in rules.items.iter().enumerate() {
+        let cell = if item.owner == HUMAN {
+            rec.human.iter().find(|(j, _)| *j == i).map(|(_, c)| *c)
+        } else if item.grenade {
+            comp_grenades.next().or_else(|| {
+                let c = spare.find(|c| !taken.contains(c) && !called.contains(c));
+                taken.extend(c);
+                c
+            })
+        } else {
+            comp_ships.next()
+        };
+        if let Some(c) = cell {
+            let _ = game.place_cells(i, &[c]);
+        }
+    }
+}
+
+/// The rule a human rocket on `c` tests: the shooter's own ship, a cell called before, or
+/// the plain display of the new grid.
+fn rocket_rule(rules: &Rules, game: &Game, c: Cell) -> &'static str {
+    if game.was_targeted(c) {
+        return "recalled-does-nothing";
+    }
+    match game.occupant(c) {
+        Some(i) if rules.items[i].owner == HUMAN && !rules.items[i].grenade => "own-ship-sinks",
+        Some(i) if rules.items[i].grenade => "grenade-costs-turn",
+        _ => "grid-after-rocket",
+    }
 }
 
 /// Who lost: the player with no ship left.

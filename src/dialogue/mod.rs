@@ -15,37 +15,65 @@ mod battleboats;
 mod grenades;
 pub mod read;
 mod session;
+pub mod sheet;
 mod solo;
 mod talk;
 
 use crate::report::{Divergence, ScenarioResult};
-use crate::scenario::Scenario;
-use crate::target::{Fault, FaultKind, Target};
+use crate::scenario::{Dialogue, Scenario};
+use crate::target::{Fault, FaultKind, Program, Target};
+use sheet::{Rule, Sheet};
 use talk::{Stop, Talk};
 
+/// One whole-program assignment's driver: the moves its dialogues may plan, the handout
+/// rules it judges, and how it plays a game. A new whole-program assignment is one file
+/// implementing this, one line in [`DRIVERS`], and its spec.
+pub trait DialogueDriver: Sync {
+    /// The assignment id (the spec's `id`) it drives.
+    fn assignment(&self) -> &'static str;
+    /// The moves a plan may name.
+    fn moves(&self) -> &'static [&'static str];
+    /// Every rule it can judge, each citing its handout clause.
+    fn rules(&self) -> &'static [Rule];
+    /// Checks that a plan can be played in its order. Errors: the index of the first move
+    /// that cannot, and why.
+    fn check_plan(&self, moves: &[&str]) -> Result<(), (usize, String)>;
+    /// The rules a plan judges (its marking sheet), in the order the sheet lists them.
+    fn judged(&self, plan: &Dialogue, scenario: &Scenario) -> Vec<&'static str>;
+    /// Plays one game of `plan` with `program`, noting what it sees on `sheet`.
+    fn play(
+        &self,
+        scenario: &Scenario,
+        plan: &Dialogue,
+        program: &Program,
+        at: &mut Progress,
+        sheet: &mut Sheet,
+    ) -> Played;
+}
+
+/// The drivers, one per whole-program assignment.
+static DRIVERS: [&dyn DialogueDriver; 3] = [&battleboats::Driver, &grenades::Driver, &solo::Driver];
+
+/// The driver of assignment `id`, if it is graded as a whole program.
+pub fn driver(id: &str) -> Option<&'static dyn DialogueDriver> {
+    DRIVERS.iter().copied().find(|d| d.assignment() == id)
+}
+
 /// The assignments graded as whole programs.
-pub const ASSIGNMENTS: [&str; 3] = ["battleboats", "grenades-8x8", "solo-10x10"];
+pub fn assignments() -> Vec<&'static str> {
+    DRIVERS.iter().map(|d| d.assignment()).collect()
+}
 
 /// The moves a dialogue scenario of assignment `id` may plan; `None` for an assignment
 /// without dialogues.
 pub fn vocabulary(id: &str) -> Option<&'static [&'static str]> {
-    match id {
-        "battleboats" => Some(&battleboats::MOVES),
-        "grenades-8x8" => Some(&grenades::MOVES),
-        "solo-10x10" => Some(&solo::MOVES),
-        _ => None,
-    }
+    driver(id).map(|d| d.moves())
 }
 
 /// Checks that a plan of moves (all from the assignment's vocabulary) can be played in its
 /// order. Errors: the index of the first move that cannot, and why.
 pub fn check_plan(id: &str, moves: &[&str]) -> Result<(), (usize, String)> {
-    match id {
-        "battleboats" => battleboats::check_plan(moves),
-        "grenades-8x8" => grenades::check_plan(moves),
-        "solo-10x10" => solo::check_plan(moves),
-        _ => Ok(()),
-    }
+    driver(id).map_or(Ok(()), |d| d.check_plan(moves))
 }
 
 /// Where a dialogue is, for feedback: the move being played and the board as the reference
@@ -100,14 +128,33 @@ fn open(
     }
 }
 
-/// Plays `scenario`'s dialogue with a fresh run of `target`'s program.
+impl Progress {
+    /// The move and what was being done: `repeat-hit: fire at (0, 0): sent `0 0``.
+    pub fn describe(&self) -> String {
+        if self.move_name.is_empty() {
+            format!("before the first move: {}", self.action)
+        } else {
+            format!("{}: {}", self.move_name, self.action)
+        }
+    }
+}
+
+/// Plays `scenario`'s dialogue with a fresh run of `target`'s program and marks its sheet.
+///
+/// The scenario's points are shared equally among the rules its plan judges; a rule
+/// failed or not observed earns nothing. Status: `passed` when every rule passed, `error`
+/// when a fault (an exception, a crash, a hang, a flood, a leak) ended the game, else
+/// `failed`. The first failed rule is also the result's `divergence`.
 pub fn run(scenario: &Scenario, target: &dyn Target) -> ScenarioResult {
     let mut result = ScenarioResult::new(scenario);
-    let Some(plan) = &scenario.dialogue else {
+    let (Some(plan), Some(driver)) = (&scenario.dialogue, driver(&scenario.assignment)) else {
         return result.errored(
             Fault {
                 kind: FaultKind::Unsupported,
-                message: "not a dialogue scenario".into(),
+                message: format!(
+                    "not a dialogue scenario of a whole-program assignment ({})",
+                    assignments().join(", ")
+                ),
             },
             None,
         );
@@ -122,18 +169,8 @@ pub fn run(scenario: &Scenario, target: &dyn Target) -> ScenarioResult {
         line: plan.moves.first().map_or(1, |m| m.line),
         ..Progress::default()
     };
-    let played = match scenario.assignment.as_str() {
-        "battleboats" => battleboats::play(scenario, plan, &program, &mut at),
-        "grenades-8x8" => grenades::play(scenario, plan, &program, &mut at),
-        "solo-10x10" => solo::play(scenario, plan, &program, &mut at),
-        other => Played {
-            talk: None,
-            outcome: Err(Stop::Faulted(Fault {
-                kind: FaultKind::Unsupported,
-                message: format!("{other} has no dialogue driver"),
-            })),
-        },
-    };
+    let mut sheet = Sheet::new(driver.rules(), &driver.judged(plan, scenario));
+    let played = driver.play(scenario, plan, &program, &mut at, &mut sheet);
     let tail = played.talk.as_ref().map(Talk::tail).unwrap_or_default();
     let leftovers = played.talk.map(Talk::finish).unwrap_or_default();
     result.steps_run = if at.move_name.is_empty() {
@@ -141,48 +178,82 @@ pub fn run(scenario: &Scenario, target: &dyn Target) -> ScenarioResult {
     } else {
         at.move_no.min(plan.moves.len())
     };
-    let action = if at.move_name.is_empty() {
-        format!("before the first move: {}", at.action)
-    } else {
-        format!("{}: {}", at.move_name, at.action)
-    };
-    match played.outcome {
-        Ok(()) if leftovers.is_empty() => {
+    let mut lost = None;
+    let (fault, cut) = match played.outcome {
+        Ok(()) => {
             result.steps_run = plan.moves.len();
-            result.passed()
+            (None, None)
         }
-        Ok(()) => result.errored(
-            Fault {
-                kind: FaultKind::Leak,
-                message: format!(
-                    "processes the program started were still running after the game and were killed:\n{}",
-                    leftovers.join("\n")
-                ),
-            },
-            Some(plan.moves.len()),
-        ),
         Err(Stop::Faulted(mut f)) => {
             if !tail.is_empty() {
                 let last = read::tail(&tail, 12);
                 f.message = format!("{}\nThe conversation's last lines:\n{last}", f.message);
             }
-            result.errored(f, Some(at.move_no))
+            let cut = format!(
+                "the game ended at move {} ({}) with a fault: {}",
+                at.move_no,
+                at.describe(),
+                f.kind.word()
+            );
+            (Some(f), Some(cut))
         }
         Err(Stop::Diverged {
             check,
             expected,
             actual,
-        }) => result.failed(Divergence {
-            step: Some(at.move_no),
-            line: at.line,
-            action,
-            check,
-            expected,
-            actual,
-            note: None,
-            conversation: at.output.is_none() && !tail.is_empty(),
-            output: at.output.or((!tail.is_empty()).then_some(tail)),
-            board: at.board,
-        }),
+        }) => {
+            // Lost track: the program's game cannot be followed past here.
+            let cut = format!(
+                "the game could not be followed past move {} ({}): expected {expected}; got {actual}",
+                at.move_no,
+                at.describe()
+            );
+            if sheet.judges(&check) {
+                sheet.fail(&check, &at, expected, actual, tail.clone());
+            } else {
+                lost = Some(Divergence {
+                    step: Some(at.move_no),
+                    line: at.line,
+                    action: at.describe(),
+                    check,
+                    expected,
+                    actual,
+                    note: None,
+                    conversation: at.output.is_none() && !tail.is_empty(),
+                    output: at
+                        .output
+                        .clone()
+                        .or_else(|| (!tail.is_empty()).then(|| tail.clone())),
+                    board: at.board.clone(),
+                });
+            }
+            (None, Some(cut))
+        }
+    };
+    let leak = (!leftovers.is_empty()).then(|| Fault {
+        kind: FaultKind::Leak,
+        message: format!(
+            "processes the program started were still running after the game and were killed:\n{}",
+            leftovers.join("\n")
+        ),
+    });
+    result.rules = sheet.results(cut.as_deref());
+    result.conventions = std::mem::take(&mut sheet.conventions);
+    let share = Sheet::share(&result.rules);
+    let first = sheet.first_failure().cloned().or(lost);
+    match (fault.or(leak), first) {
+        (Some(f), _) => {
+            let step = Some(result.steps_run.max(1));
+            let mut r = result.errored(f, step).credited(share);
+            r.steps_run = r.steps_run.min(plan.moves.len());
+            r
+        }
+        (None, Some(d)) => result.failed(d).credited(share),
+        (None, None) if share >= 1.0 => result.passed(),
+        (None, None) => {
+            let mut r = result.credited(share);
+            r.status = crate::report::Status::Failed;
+            r
+        }
     }
 }

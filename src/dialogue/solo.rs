@@ -9,8 +9,9 @@
 //! line; when that is refused, as the row and then the column on lines of their own.
 
 use super::read::{self, asked_again, has_phrase, has_stem, refuses, words};
+use super::sheet::{Rule, Sheet};
 use super::talk::{Heard, Stop, Talk};
-use super::{Played, Progress};
+use super::{DialogueDriver, Played, Progress};
 use crate::cell::{Cell, RawCell};
 use crate::engine::{Game, Outcome, random_layout};
 use crate::scenario::{Dialogue, Scenario};
@@ -53,6 +54,82 @@ fn blank_lines() -> Vec<String> {
 /// Words a player may try to quit with, in order.
 const QUIT_WORDS: [&str; 3] = ["q", "quit", "exit"];
 
+/// The rules a solo-10x10 `main()` dialogue judges (handout 001, "main()" and the
+/// messages of the game it describes).
+pub static RULES: [Rule; 6] = [
+    Rule {
+        id: "never-crash",
+        title: "main() never ends with a Python error, whatever the player types",
+        clause: "main(): \"(b) the program must never crash (i.e., no termination with Python error messages), whatever the human player does\"",
+    },
+    Rule {
+        id: "goes-on",
+        title: "Input it cannot use does not end the game (only quitting does)",
+        clause: "main(): \"(a) there must be an option for the human player to quit the game at any time\" (and only then does it end before the fleet is sunk)",
+    },
+    Rule {
+        id: "quit",
+        title: "A quit command is offered and ends the game",
+        clause: "main(): \"(a) there must be an option for the human player to quit the game at any time\"",
+    },
+    Rule {
+        id: "outcome",
+        title: "Each shot answers \"You have a hit!\", \"You missed!\" or \"You sank a <ship-type>!\" as the reference says",
+        clause: "main(): \"the computer responds with 'You have a hit!' or 'You missed!'\"; \"If the ship is sunk ... 'You sank a ship-type!'\"; repeated calls are misses",
+    },
+    Rule {
+        id: "shots",
+        title: "The end tells how many shots the game took",
+        clause: "main(): \"When all ships are sunk, the program ... tells how many shots were required\"",
+    },
+    Rule {
+        id: "ended",
+        title: "main() goes on while ships are afloat",
+        clause: "main(): the game goes on until all ships are sunk or the player quits",
+    },
+];
+
+/// The solo-10x10 `main()` driver.
+pub struct Driver;
+
+impl DialogueDriver for Driver {
+    fn assignment(&self) -> &'static str {
+        "solo-10x10"
+    }
+    fn moves(&self) -> &'static [&'static str] {
+        &MOVES
+    }
+    fn rules(&self) -> &'static [Rule] {
+        &RULES
+    }
+    fn check_plan(&self, moves: &[&str]) -> Result<(), (usize, String)> {
+        check_plan(moves)
+    }
+    fn judged(&self, plan: &Dialogue, _: &Scenario) -> Vec<&'static str> {
+        let mut out = Vec::new();
+        for m in &plan.moves {
+            out.extend(match m.name.as_str() {
+                "hostile-input" => &["never-crash", "goes-on"][..],
+                "end-of-input" => &["never-crash"][..],
+                "quit" => &["quit"][..],
+                "play" => &["outcome", "shots", "ended"][..],
+                _ => &[][..],
+            });
+        }
+        out
+    }
+    fn play(
+        &self,
+        scenario: &Scenario,
+        plan: &Dialogue,
+        program: &Program,
+        at: &mut Progress,
+        sheet: &mut Sheet,
+    ) -> Played {
+        play(scenario, plan, program, at, sheet)
+    }
+}
+
 /// Checks that a plan can be played: nothing after a move that ends the game (`quit`,
 /// `end-of-input`, `play`).
 ///
@@ -71,7 +148,13 @@ pub fn check_plan(moves: &[&str]) -> Result<(), (usize, String)> {
 }
 
 /// Plays one solo-10x10 `main()` dialogue.
-pub fn play(scenario: &Scenario, plan: &Dialogue, program: &Program, at: &mut Progress) -> Played {
+fn play(
+    scenario: &Scenario,
+    plan: &Dialogue,
+    program: &Program,
+    at: &mut Progress,
+    sheet: &mut Sheet,
+) -> Played {
     let rules = scenario.rules.clone();
     let layout = match random_layout(&rules, plan.seed) {
         Ok(l) => l,
@@ -116,7 +199,11 @@ pub fn play(scenario: &Scenario, plan: &Dialogue, program: &Program, at: &mut Pr
         ended: opening.ended,
         quit_on_blank: false,
     };
-    let outcome = solo.moves(plan, &mut talk, at);
+    let outcome = solo.moves(plan, &mut talk, at, sheet);
+    if outcome.is_ok() {
+        // Whatever ran to its end without a traceback kept the program alive.
+        sheet.pass("never-crash");
+    }
     Played {
         talk: Some(talk),
         outcome,
@@ -136,7 +223,13 @@ struct Solo {
 }
 
 impl Solo {
-    fn moves(&mut self, plan: &Dialogue, talk: &mut Talk, at: &mut Progress) -> Result<(), Stop> {
+    fn moves(
+        &mut self,
+        plan: &Dialogue,
+        talk: &mut Talk,
+        at: &mut Progress,
+        sheet: &mut Sheet,
+    ) -> Result<(), Stop> {
         for (k, m) in plan.moves.iter().enumerate() {
             at.move_no = k + 1;
             at.line = m.line;
@@ -152,8 +245,15 @@ impl Solo {
                 ));
             }
             match m.name.as_str() {
-                "hostile-input" => self.hostile(talk, at)?,
-                "quit" => return self.quit(talk, at),
+                "hostile-input" => {
+                    self.hostile(talk, at)?;
+                    sheet.pass("goes-on");
+                }
+                "quit" => {
+                    self.quit(talk, at)?;
+                    sheet.pass("quit");
+                    return Ok(());
+                }
                 "end-of-input" => {
                     at.action = "close the input (end of file)".into();
                     // A clean end, or a prompt that goes on waiting: both fine; a traceback
@@ -161,7 +261,7 @@ impl Solo {
                     let _ = talk.close()?;
                     return Ok(());
                 }
-                "play" => self.play_game(talk, at)?,
+                "play" => self.play_game(talk, at, sheet)?,
                 other => return Err(Stop::diverged("plan", "a known move", format!("`{other}`"))),
             }
         }
@@ -242,7 +342,12 @@ impl Solo {
 
     /// Plays the whole game: a miss, a repeated miss, then every ship cell; checks each
     /// message and the final shot count.
-    fn play_game(&mut self, talk: &mut Talk, at: &mut Progress) -> Result<(), Stop> {
+    fn play_game(
+        &mut self,
+        talk: &mut Talk,
+        at: &mut Progress,
+        sheet: &mut Sheet,
+    ) -> Result<(), Stop> {
         let water = (0..self.rules.rows)
             .flat_map(|r| (0..self.rules.cols).map(move |c| Cell { row: r, col: c }))
             .find(|c| self.game.occupant(*c).is_none());
@@ -251,15 +356,22 @@ impl Solo {
             plan.extend(self.game.item_cells(i).iter().copied());
         }
         for c in plan {
-            self.shot(talk, at, c)?;
+            self.shot(talk, at, c, sheet)?;
             if self.game.end().is_some() {
                 break;
             }
         }
+        sheet.pass("ended");
         Ok(())
     }
 
-    fn shot(&mut self, talk: &mut Talk, at: &mut Progress, c: Cell) -> Result<(), Stop> {
+    fn shot(
+        &mut self,
+        talk: &mut Talk,
+        at: &mut Progress,
+        c: Cell,
+        sheet: &mut Sheet,
+    ) -> Result<(), Stop> {
         let (r, col) = (c.row.to_string(), c.col.to_string());
         at.action = format!("shoot at row {r}, column {col}");
         let answer = self.game.fire(None, RawCell::from(c));
@@ -294,9 +406,12 @@ impl Solo {
                 .ship
                 .as_deref()
                 .is_some_and(|s| words(&h.text).iter().any(|w| w == s));
-        if got != Some(expected) || !right_ship {
-            return Err(Stop::diverged(
+        if got == Some(expected) && right_ship {
+            sheet.pass("outcome");
+        } else {
+            sheet.fail(
                 "outcome",
+                at,
                 format!(
                     "\"{message}\" (handout: the computer responds \"You have a hit!\" or \"You missed!\"; a sinking prints \"You sank a ship-type!\")"
                 ),
@@ -307,7 +422,8 @@ impl Solo {
                         format!("`{w}`")
                     }
                 }),
-            ));
+                talk.tail(),
+            );
         }
         if self.game.end().is_some() {
             let mut text = h.text.clone();
@@ -318,16 +434,20 @@ impl Solo {
             }
             let shots = self.game.counter(Counter::Shots);
             let said_shots = read::number_near(&text, "shot");
-            if said_shots != Some(i64::from(shots)) {
-                return Err(Stop::diverged(
+            if said_shots == Some(i64::from(shots)) {
+                sheet.pass("shots");
+            } else {
+                sheet.fail(
                     "shots",
+                    at,
                     format!(
                         "the game is over and took {shots} shots (handout: \"tells how many shots were required\")"
                     ),
                     said_shots.map_or("no number next to the word \"shots\"".to_string(), |n| {
                         n.to_string()
                     }),
-                ));
+                    talk.tail(),
+                );
             }
             self.ended = true;
         } else if h.ended {

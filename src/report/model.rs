@@ -41,8 +41,11 @@ pub struct Summary {
     pub failed: usize,
     /// Scenarios the target could not finish (a fault, not a wrong answer).
     pub errors: usize,
-    /// Points of the scenarios passed, as their files give them.
-    pub points: u32,
+    /// Points earned, as the scenario files give them: a scenario's points are shared among
+    /// its checks (a dialogue's: its rules), so this may be fractional (rounded to 2
+    /// decimals; written as an integer when whole).
+    #[serde(serialize_with = "points2")]
+    pub points: f64,
     pub max_points: u32,
     /// The grade: `points` scaled by each suite's `total_points`, rounded to 2 decimals
     /// (equal to `points` when no suite scales).
@@ -70,7 +73,10 @@ pub struct ScenarioResult {
     pub mode: String,
     pub title: String,
     pub status: Status,
-    pub points: u32,
+    /// Points earned: `max_points` times the share of its checks (a dialogue's rules) it
+    /// passed, rounded to 4 decimals; written as an integer when whole.
+    #[serde(serialize_with = "points4")]
+    pub points: f64,
     pub max_points: u32,
     /// What the scenario earned in the grade (`max_score` when it passed, else 0), rounded
     /// to 4 decimals.
@@ -89,6 +95,14 @@ pub struct ScenarioResult {
     pub divergence: Option<Divergence>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fault: Option<Fault>,
+    /// A dialogue's marking sheet: each handout rule it judges, with its verdict and the
+    /// evidence. The scenario's points are shared equally among them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rules: Vec<RuleResult>,
+    /// A dialogue's input conventions other than the handout's that the program needed
+    /// (`mode key \`s\``, `the column asked first`), and how its layout was learnt.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub conventions: Vec<String>,
     /// Wall-clock milliseconds the scenario took (timing, not behaviour: redacted in
     /// snapshots).
     #[serde(default)]
@@ -97,6 +111,64 @@ pub struct ScenarioResult {
     /// message were removed (see [`super::for_students`]).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub details_hidden: bool,
+}
+
+/// How a dialogue judged one handout rule.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum Verdict {
+    /// Seen, and every time as the handout says.
+    Passed,
+    /// Seen at least once otherwise than the handout says (`evidence` shows it).
+    Failed,
+    /// Never seen: the game ended first, or gave no occasion (`evidence` says why). Earns
+    /// nothing: a rule is credited only for what the program was seen to do.
+    NotObserved,
+}
+
+impl Verdict {
+    /// The word the text report and Gradescope show.
+    pub fn word(self) -> &'static str {
+        match self {
+            Verdict::Passed => "passed",
+            Verdict::Failed => "failed",
+            Verdict::NotObserved => "not observed",
+        }
+    }
+}
+
+/// One line of a dialogue's marking sheet.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct RuleResult {
+    /// The rule's id, e.g. `penalty-on-repeat`.
+    pub rule: String,
+    /// What the rule says, in a sentence.
+    pub title: String,
+    /// The handout clause it comes from, quoted (`§4: "If the user has already attacked
+    /// that location ... print penalty"`).
+    pub clause: String,
+    pub verdict: Verdict,
+    /// Failed: what was expected, what the program did, and the move; not observed: why.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub evidence: String,
+}
+
+fn points4<S: serde::Serializer>(v: &f64, s: S) -> Result<S::Ok, S::Error> {
+    whole_or(round_to(*v, 4), s)
+}
+
+fn points2<S: serde::Serializer>(v: &f64, s: S) -> Result<S::Ok, S::Error> {
+    whole_or(round_to(*v, 2), s)
+}
+
+/// `v` as an integer when it is whole (so all-or-nothing reports read as they always did),
+/// else as a decimal.
+fn whole_or<S: serde::Serializer>(v: f64, s: S) -> Result<S::Ok, S::Error> {
+    if v.fract() == 0.0 && (0.0..4e15).contains(&v) {
+        s.serialize_u64(v as u64)
+    } else {
+        s.serialize_f64(v)
+    }
 }
 
 fn rounded4<S: serde::Serializer>(v: &f64, s: S) -> Result<S::Ok, S::Error> {
@@ -146,7 +218,7 @@ impl ScenarioResult {
             mode: s.rules.mode.clone(),
             title: s.title.clone(),
             status: Status::Error,
-            points: 0,
+            points: 0.0,
             max_points: s.points,
             score: 0.0,
             max_score: s.max_score,
@@ -156,6 +228,8 @@ impl ScenarioResult {
             steps_run: 0,
             divergence: None,
             fault: None,
+            rules: Vec::new(),
+            conventions: Vec::new(),
             elapsed_ms: 0,
             details_hidden: false,
         }
@@ -164,8 +238,17 @@ impl ScenarioResult {
     /// Marks the result passed: full points and score.
     pub fn passed(mut self) -> ScenarioResult {
         self.status = Status::Passed;
-        self.points = self.max_points;
+        self.points = f64::from(self.max_points);
         self.score = self.max_score;
+        self
+    }
+
+    /// Credits `share` (0–1) of the scenario's points and score: the part of its checks it
+    /// passed.
+    pub fn credited(mut self, share: f64) -> ScenarioResult {
+        let share = share.clamp(0.0, 1.0);
+        self.points = round_to(f64::from(self.max_points) * share, 4);
+        self.score = round_to(self.max_score * share, 4);
         self
     }
 
@@ -201,7 +284,7 @@ impl Summary {
             passed: count(Status::Passed),
             failed: count(Status::Failed),
             errors: count(Status::Error),
-            points: results.iter().map(|r| r.points).sum(),
+            points: round_to(results.iter().map(|r| r.points).sum(), 2),
             max_points: results.iter().map(|r| r.max_points).sum(),
             score: round_to(results.iter().map(|r| r.score).sum(), 2),
             max_score: round_to(results.iter().map(|r| r.max_score).sum(), 2),

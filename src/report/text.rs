@@ -100,7 +100,7 @@ pub fn core_message(message: &str) -> &str {
 
 /// `, score 45/50` when a suite scales points to a total, else nothing.
 pub fn scaled(s: &super::Summary) -> String {
-    if s.score == f64::from(s.points) && s.max_score == f64::from(s.max_points) {
+    if s.score == s.points && s.max_score == f64::from(s.max_points) {
         String::new()
     } else {
         format!(", score {}/{}", s.score, s.max_score)

@@ -86,6 +86,8 @@ pub fn for_students(report: &Report, hidden: HiddenResults) -> Report {
 pub fn redacted(r: &ScenarioResult) -> ScenarioResult {
     ScenarioResult {
         divergence: None,
+        rules: Vec::new(),
+        conventions: Vec::new(),
         tags: Vec::new(),
         steps: 0,
         fault: r.fault.as_ref().map(|f| Fault {

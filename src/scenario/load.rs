@@ -217,7 +217,7 @@ impl Cx<'_> {
                 format!("{id} has no dialogue scenarios"),
                 format!(
                     "`[dialogue]` only for an assignment graded as a whole program: {}",
-                    crate::dialogue::ASSIGNMENTS.join(", ")
+                    crate::dialogue::assignments().join(", ")
                 ),
             );
             return None;

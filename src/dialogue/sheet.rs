@@ -1,0 +1,214 @@
+//! A dialogue's marking sheet: the handout rules a scenario judges, each *passed*, *failed*
+//! (with the evidence) or *not observed* (with why), as a TA marks a program.
+//!
+//! A driver reports what it sees as it plays (`pass`, `fail`) for any rule of its
+//! assignment; the sheet keeps only the rules the scenario's plan judges
+//! ([`super::DialogueDriver::rules`]), so a rule the plan does not ask about never costs a
+//! point, however often the driver sees it. A failed rule does not end the game: only a
+//! fault or a loss of track does, and the rules not reached are then *not observed*.
+
+use super::Progress;
+use crate::report::{Divergence, RuleResult, Verdict};
+
+/// One handout rule a dialogue can judge.
+#[derive(Debug)]
+pub struct Rule {
+    /// Stable id, e.g. `penalty-on-repeat`.
+    pub id: &'static str,
+    /// What it says, in a sentence.
+    pub title: &'static str,
+    /// The handout clause, quoted briefly with its section.
+    pub clause: &'static str,
+}
+
+/// One rule's row while the game is played.
+#[derive(Clone)]
+struct Row {
+    rule: &'static Rule,
+    passes: usize,
+    failure: Option<Divergence>,
+    /// Failures after the first.
+    more: usize,
+    /// Why it could not be observed, when the driver knows.
+    why_not: Option<String>,
+}
+
+/// The marking sheet of one dialogue.
+#[derive(Clone)]
+pub struct Sheet {
+    rows: Vec<Row>,
+    /// The input conventions the program needed, for the report.
+    pub conventions: Vec<String>,
+}
+
+impl Sheet {
+    /// A sheet judging `ids` (rules of `all`, in the order given; unknown ids are skipped:
+    /// the loader has checked the plan).
+    pub fn new(all: &'static [Rule], ids: &[&str]) -> Sheet {
+        let mut rows: Vec<Row> = Vec::new();
+        for id in ids {
+            if rows.iter().any(|r| r.rule.id == *id) {
+                continue;
+            }
+            if let Some(rule) = all.iter().find(|r| r.id == *id) {
+                rows.push(Row {
+                    rule,
+                    passes: 0,
+                    failure: None,
+                    more: 0,
+                    why_not: None,
+                });
+            }
+        }
+        Sheet {
+            rows,
+            conventions: Vec::new(),
+        }
+    }
+
+    /// Notes an input convention the program needed (empty notes are dropped).
+    pub fn note(&mut self, what: String) {
+        if !what.is_empty() && !self.conventions.contains(&what) {
+            self.conventions.push(what);
+        }
+    }
+
+    /// Whether the sheet judges `id`.
+    pub fn judges(&self, id: &str) -> bool {
+        self.rows.iter().any(|r| r.rule.id == id)
+    }
+
+    fn row(&mut self, id: &str) -> Option<&mut Row> {
+        self.rows.iter_mut().find(|r| r.rule.id == id)
+    }
+
+    /// The program was seen keeping rule `id` once.
+    pub fn pass(&mut self, id: &str) {
+        if let Some(r) = self.row(id) {
+            r.passes += 1;
+        }
+    }
+
+    /// The program was seen breaking rule `id`: the first time is kept in full (the move,
+    /// what was expected, what it did, what it printed, the reference's board); later ones
+    /// are counted. `tail`: the conversation's last lines, shown unless `at.output` holds
+    /// what the program printed at that point (a replay after the game).
+    pub fn fail(
+        &mut self,
+        id: &str,
+        at: &Progress,
+        expected: impl Into<String>,
+        actual: impl Into<String>,
+        tail: String,
+    ) {
+        let Some(r) = self.row(id) else { return };
+        if r.failure.is_some() {
+            r.more += 1;
+            return;
+        }
+        let conversation = at.output.is_none() && !tail.is_empty();
+        let output = at
+            .output
+            .clone()
+            .or_else(|| (!tail.is_empty()).then_some(tail));
+        r.failure = Some(Divergence {
+            step: Some(at.move_no),
+            line: at.line,
+            action: at.describe(),
+            check: id.to_string(),
+            expected: expected.into(),
+            actual: actual.into(),
+            note: None,
+            conversation,
+            output,
+            board: at.board.clone(),
+        });
+    }
+
+    /// `id` could not be observed, and why (kept unless it is passed or failed later).
+    pub fn unobserved(&mut self, id: &str, why: impl Into<String>) {
+        if let Some(r) = self.row(id)
+            && r.why_not.is_none()
+        {
+            r.why_not = Some(why.into());
+        }
+    }
+
+    /// How many rules failed.
+    pub fn failures(&self) -> usize {
+        self.rows.iter().filter(|r| r.failure.is_some()).count()
+    }
+
+    /// How many times rules were seen kept.
+    pub fn passes(&self) -> usize {
+        self.rows.iter().map(|r| r.passes).sum()
+    }
+
+    /// The first failure, in the sheet's order, with the conversation's tail where it has
+    /// no output of its own.
+    pub fn first_failure(&self) -> Option<&Divergence> {
+        self.rows.iter().find_map(|r| r.failure.as_ref())
+    }
+
+    /// The sheet's verdicts. `cut`: why the game ended before the plan did (a fault, a loss
+    /// of track), which is why a rule never seen was not observed.
+    pub fn results(&self, cut: Option<&str>) -> Vec<RuleResult> {
+        self.rows
+            .iter()
+            .map(|r| {
+                let (verdict, evidence) = match (&r.failure, r.passes) {
+                    (Some(d), _) => (Verdict::Failed, evidence_of(d, r.more)),
+                    (None, n) if n > 0 => (Verdict::Passed, String::new()),
+                    (None, _) => (
+                        Verdict::NotObserved,
+                        match (cut, &r.why_not) {
+                            (Some(c), _) => format!("not reached: {c}"),
+                            (None, Some(w)) => w.clone(),
+                            (None, None) => "the game gave no occasion to see it".to_string(),
+                        },
+                    ),
+                };
+                RuleResult {
+                    rule: r.rule.id.to_string(),
+                    title: r.rule.title.to_string(),
+                    clause: r.rule.clause.to_string(),
+                    verdict,
+                    evidence,
+                }
+            })
+            .collect()
+    }
+
+    /// The share of the sheet passed (1 for an empty sheet).
+    pub fn share(results: &[RuleResult]) -> f64 {
+        if results.is_empty() {
+            return 1.0;
+        }
+        let passed = results
+            .iter()
+            .filter(|r| r.verdict == Verdict::Passed)
+            .count();
+        passed as f64 / results.len() as f64
+    }
+}
+
+/// A failure in two lines: the move and what was sent, then expected against actual.
+fn evidence_of(d: &Divergence, more: usize) -> String {
+    let again = match more {
+        0 => String::new(),
+        1 => " (and once more later)".to_string(),
+        n => format!(" (and {n} more times later)"),
+    };
+    format!(
+        "move {}{}: {}\nexpected {}; got {}{again}",
+        d.step.unwrap_or(0),
+        if d.line > 0 {
+            format!(" (line {})", d.line)
+        } else {
+            String::new()
+        },
+        d.action,
+        d.expected,
+        d.actual
+    )
+}

@@ -35,6 +35,7 @@ pub struct SubmissionRow {
     pub id: String,
     pub score: f64,
     pub max_score: f64,
+    #[serde(serialize_with = "crate::report::points2")]
     pub points: f64,
     pub max_points: u32,
     pub passed: usize,

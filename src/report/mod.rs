@@ -16,7 +16,7 @@ pub use json::to_json;
 pub use junit::to_junit;
 pub use model::{
     Divergence, FORMAT_VERSION, Report, RuleResult, ScenarioResult, Status, Summary, Verdict,
-    round_to, scenario_ids,
+    points2, round_to, scenario_ids,
 };
 pub use text::{details, to_text};
 pub use view::{Audience, HiddenResults, for_students, redacted};

@@ -157,7 +157,8 @@ fn points4<S: serde::Serializer>(v: &f64, s: S) -> Result<S::Ok, S::Error> {
     whole_or(round_to(*v, 4), s)
 }
 
-fn points2<S: serde::Serializer>(v: &f64, s: S) -> Result<S::Ok, S::Error> {
+/// `v` rounded to 2 decimals, written as an integer when whole (summaries).
+pub fn points2<S: serde::Serializer>(v: &f64, s: S) -> Result<S::Ok, S::Error> {
     whole_or(round_to(*v, 2), s)
 }
 

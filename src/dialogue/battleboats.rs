@@ -448,8 +448,7 @@ impl Boats {
                         .into(),
                 );
                 if let Some(c) = cells
-                    && let Some(layout) =
-                        solve(&self.rules, &Knowledge::from_cells(&c), &[]).first()
+                    && let Some(layout) = solve(&self.rules, &Knowledge::from_cells(&c)).first()
                 {
                     self.place_belief(layout);
                     self.boat_cells = Some(c);
@@ -836,8 +835,7 @@ impl Boats {
         if h.ended || self.outcome_said(&h.text).is_some() {
             return Ok(h);
         }
-        let first_was_row = asks_one(&talk.last_heard()) != Some(Axis::Row) || first == c.row;
-        self.answer_apart(talk, at, c, what, h, first_was_row && first == c.row)
+        self.answer_apart(talk, at, c, what, h, first == c.row)
     }
 
     /// After one number: sends the other one.
@@ -1108,19 +1106,9 @@ impl Boats {
         } else {
             let knowledge = match &self.boat_cells {
                 Some(c) => Knowledge::from_cells(c),
-                None => Knowledge::from_answers(&self.answered, self.cells()),
+                None => Knowledge::from_answers(&self.answered),
             };
-            let sunk: Vec<Cell> = self
-                .log
-                .iter()
-                .filter_map(|d| match d.act {
-                    Act::Fire(c) if self.outcome_said(&d.text) == Some("sunk") => {
-                        self.game.on_board(c)
-                    }
-                    _ => None,
-                })
-                .collect();
-            solve(&self.rules, &knowledge, &sunk)
+            solve(&self.rules, &knowledge)
         };
         if layouts.is_empty() {
             for d in self.log.iter().take(1) {
@@ -1450,7 +1438,7 @@ impl Knowledge {
     }
 
     /// From the program's answers to first shots: hit and sunk are boats, miss is water.
-    fn from_answers(answered: &BTreeMap<Cell, &'static str>, _: Vec<Cell>) -> Knowledge {
+    fn from_answers(answered: &BTreeMap<Cell, &'static str>) -> Knowledge {
         let mut k = Knowledge {
             boat: BTreeSet::new(),
             water: BTreeSet::new(),
@@ -1471,10 +1459,10 @@ impl Knowledge {
 }
 
 /// Layouts of the fleet (each boat's cells, longest first) that cover every known boat
-/// cell and no water cell, and where each sunk cell's boat is the one... (up to 64): the
-/// uncovered boat cell first in row order must belong to some boat, so each step tries
-/// only the boats through it.
-fn solve(rules: &Rules, k: &Knowledge, _sunk: &[Cell]) -> Vec<Vec<Vec<Cell>>> {
+/// cell and no water cell (up to 64): the first uncovered boat cell in row order must
+/// belong to some boat, so each step tries only the boats through it. Sinkings are not
+/// constraints here; the replay ranks the layouts by how many answers fit.
+fn solve(rules: &Rules, k: &Knowledge) -> Vec<Vec<Vec<Cell>>> {
     let mut lengths: Vec<u8> = rules.items.iter().map(|i| i.length).collect();
     lengths.sort_unstable_by(|a, b| b.cmp(a));
     let mut out = Vec::new();

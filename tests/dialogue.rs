@@ -7,7 +7,7 @@ mod common;
 use common::broadside;
 
 use broadside::harness::{plays, run_scenario};
-use broadside::report::{ScenarioResult, Status};
+use broadside::report::{ScenarioResult, Status, Verdict};
 use broadside::scenario::Scenario;
 use broadside::spec::SpecSet;
 use broadside::target::limits::{Limits, NOBODY};
@@ -99,10 +99,14 @@ fn a_program_that_reads_and_never_answers_fails_with_what_was_sent() {
         5,
     );
     assert_eq!(r.status, Status::Failed, "{r:?}");
+    // `print` shows nothing: the first shot is judged, and fails for want of an answer
+    // (not for a layout its silence fits nowhere).
     let d = r.divergence.unwrap();
-    assert_eq!(d.check, "layout");
-    assert!(d.action.contains("print"), "{}", d.action);
-    assert!(d.output.unwrap().contains("> print"));
+    assert_eq!(d.check, "hit");
+    assert!(d.action.contains("fire at (0, 0)"), "{}", d.action);
+    assert!(d.actual.contains("none of miss"), "{}", d.actual);
+    let out = d.output.unwrap();
+    assert!(out.contains("> print") && out.contains("> 0 0"), "{out}");
 }
 
 #[test]
@@ -320,7 +324,12 @@ fn a_taken_cell_accepted_under_one_prompt_for_all_is_still_seen() {
         5,
     );
     assert_eq!(r.status, Status::Failed, "{r:?}");
-    assert_eq!(r.divergence.unwrap().check, "refused");
+    assert_eq!(
+        r.divergence.as_ref().unwrap().check,
+        "refuse-taken-placement"
+    );
+    let rule = r.rules.iter().find(|x| x.rule == "refuse-taken-placement");
+    assert_eq!(rule.map(|x| x.verdict), Some(Verdict::Failed), "{r:?}");
     let r = play(
         "exec:python3 -u tests/fixtures/programs/grenades/same-prompt.py",
         "fixtures/scenarios/grenades-8x8/dialogue/02-placement-refusals.toml",

@@ -500,9 +500,10 @@ impl Boats {
 
     /// Whether the planner knows `c` holds a boat (from `print`, or the program's answers).
     fn believed_boat(&self, c: Cell) -> bool {
-        match self.answered.get(&c) {
-            Some(w) => *w != "miss",
-            None => self.game.occupant(c).is_some(),
+        match self.answered.get(&c).copied() {
+            Some("hit" | "sunk") => true,
+            Some("miss") => false,
+            _ => self.game.occupant(c).is_some(),
         }
     }
 
@@ -655,7 +656,9 @@ impl Boats {
         if let Some(cell) = self.game.on_board(c)
             && self.fired.insert(cell)
         {
-            self.answered.insert(cell, said.unwrap_or("miss"));
+            // No outcome word is no evidence of the cell: the replay fails the shot, the
+            // layout is not bent to fit it.
+            self.answered.insert(cell, said.unwrap_or("none"));
         }
         self.record(Act::Fire(c), &heard, talk, at);
         let sunk_all = if self.knows() {
@@ -763,7 +766,7 @@ impl Boats {
         if h.ended || self.outcome_said(&h.text).is_some() {
             return Ok(h);
         }
-        if asks_one(&h.text).is_some() {
+        if asks_other(&h.text) {
             // It took the first number and asks for the other.
             self.entry = Entry::Apart;
             self.conventions
@@ -800,10 +803,7 @@ impl Boats {
                     }
                     at.action = format!("{what}: sent `{w}`, `{line}`");
                     let h2 = talk.say(&line)?;
-                    if h2.ended
-                        || self.outcome_said(&h2.text).is_some()
-                        || asks_one(&h2.text).is_none()
-                    {
+                    if h2.ended || self.outcome_said(&h2.text).is_some() || !asks_other(&h2.text) {
                         return Ok(h2);
                     }
                     self.entry = Entry::Apart;
@@ -1635,6 +1635,17 @@ fn asks_one(text: &str) -> Option<Axis> {
         (false, true) => Some(Axis::Col),
         _ => None,
     }
+}
+
+/// Whether an answer to `r c` on one line is the program asking for the second number: a
+/// prompt alone for one coordinate ("Enter y:"), not the next turn's menu ("Turn 2 - Enter
+/// x (or drone, missile, print):") after a grid.
+fn asks_other(text: &str) -> bool {
+    let lines = text.lines().filter(|l| !l.trim().is_empty()).count();
+    let q = text.to_lowercase();
+    lines == 1
+        && asks_one(text).is_some()
+        && !has_stem(&q, &["drone", "missile", "print", "quit", "turn"])
 }
 
 /// The keys to try for the mode, the ones the prompt offers first: `1`/`2` for "1 ... 2",

@@ -199,7 +199,7 @@ pub fn plays(target: &dyn Target, scenario: &Scenario) -> bool {
     if scenario.dialogue.is_some() {
         p.dialogues
             && target.program().map_or(true, |prog| {
-                prog.only_for.is_none_or(|a| a == scenario.assignment)
+                prog.language.is_none_or(|l| l == scenario.rules.language)
             })
     } else {
         p.steps

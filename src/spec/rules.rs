@@ -185,6 +185,9 @@ pub struct Display {
 #[derive(Debug, Clone, Serialize)]
 pub struct Rules {
     pub id: String,
+    /// The language students submit in (`python`, `java`, `haskell`): which whole programs
+    /// play this assignment's dialogues.
+    pub language: String,
     pub mode: String,
     /// Board height and width in cells (each at most [`MAX_SIDE`]).
     pub rows: u8,
@@ -641,6 +644,7 @@ fn build_rules(
         missile_uses,
         observe: raw.observe.clone(),
         details: raw.details.clone(),
+        language: raw.language.clone(),
         display,
         queries,
         probes,

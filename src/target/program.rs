@@ -37,9 +37,10 @@ pub struct Program {
     pub jail: Option<Arc<Jail>>,
     /// Which of several `main` methods was chosen, and why (for the report's notes).
     pub note: Option<String>,
-    /// The one assignment whose dialogues this program plays (`python:` runs `main()`,
-    /// which only solo-10x10's handout asks for); `None`: any.
-    pub only_for: Option<&'static str>,
+    /// The one submission language whose assignments' dialogues this program plays
+    /// (`python:` runs a module's `main()`, a program only where the spec's handout is a
+    /// Python one with a dialogue driver); `None`: any (`java:`, `exec:`).
+    pub language: Option<&'static str>,
     keep: Option<Arc<tempfile::TempDir>>,
 }
 
@@ -56,7 +57,7 @@ impl Program {
             drop_to: limits::running_as_root().then_some(limits::NOBODY),
             jail: None,
             note: None,
-            only_for: None,
+            language: None,
             keep: None,
         }
     }

@@ -73,7 +73,7 @@ pub fn target_as(path: &Utf8Path, uid: u32) -> Result<Process, String> {
     program
         .env
         .push(("PYTHONIOENCODING".into(), "utf-8".into()));
-    program.only_for = Some("solo-10x10");
+    program.language = Some("python");
     let mut process = ws.process(name, interpreter(), args, jail, uid);
     process.whole = Some(program);
     Ok(process)

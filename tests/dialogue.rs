@@ -62,6 +62,45 @@ fn a_program_that_prints_without_end_is_stopped_with_a_limit() {
 }
 
 #[test]
+fn a_flood_at_end_of_input_is_called_a_loop_at_end_of_input() {
+    let r = play(
+        "exec:python3 tests/fixtures/programs/floods-at-eof.py",
+        "fixtures/scenarios/solo-10x10/dialogue/03-end-of-input.toml",
+        20,
+    );
+    let (kind, message) = fault_of(&r);
+    assert_eq!(kind, FaultKind::Limit, "{message}");
+    assert!(
+        message.contains("after its input ended")
+            && message.contains("`Enter row and column:` again and again"),
+        "{message}"
+    );
+}
+
+/// A program that asks through Swing dialogs cannot be played through standard input: no
+/// points, and the first line says why, before the trace and the rules left unseen.
+#[test]
+fn a_window_program_scores_nothing_and_says_why_in_one_line() {
+    let r = play(
+        "java:fixtures/submissions/battleboats/swing-dialogs",
+        HITS,
+        10,
+    );
+    let (kind, message) = fault_of(&r);
+    assert_eq!(kind, FaultKind::Exception, "{message}");
+    assert_eq!(r.points, 0.0);
+    let first = message.lines().next().unwrap_or_default();
+    assert!(first.contains("opens a window"), "{message}");
+    assert!(r.rules.iter().all(|x| x.verdict == Verdict::NotObserved));
+    let text = broadside::report::details(&r);
+    let at = |s: &str| text.find(s).unwrap_or(usize::MAX);
+    assert!(
+        at("opens a window") < at("not observed  hit, miss, sunk"),
+        "{text}"
+    );
+}
+
+#[test]
 fn an_exception_is_the_students_fault_with_their_trace() {
     let r = play("exec:python3 tests/fixtures/programs/throws.py", HITS, 5);
     let (kind, message) = fault_of(&r);

@@ -97,3 +97,21 @@ fn broken_scenarios_name_file_line_col_and_what_was_expected() {
         insta::assert_snapshot!(rendered.join("\n"));
     });
 }
+
+/// Three dialogue results as a real run gave them (a `print` that tells no boat apart; a
+/// program that opens a window; the first one again, hidden): the text view leads with the
+/// cause and then the marking sheet, the Gradescope view shows the same to students except
+/// for the hidden scenario, whose sheet is gone.
+#[test]
+fn dialogue_marking_sheet_in_text_and_gradescope() {
+    let text =
+        std::fs::read_to_string("tests/fixtures/reports/dialogue-marking-sheet.json").unwrap();
+    let results: Vec<broadside::report::ScenarioResult> = serde_json::from_str(&text).unwrap();
+    let r = Report::new("java:print-in-digits".into(), results);
+    insta::assert_snapshot!("dialogue-marking-sheet-text", to_text(&r, false));
+    let g = broadside::report::to_gradescope(&r, broadside::report::HiddenResults::None);
+    let v: serde_json::Value = serde_json::from_str(&g).unwrap();
+    insta::assert_json_snapshot!("dialogue-marking-sheet-gradescope", v, {
+        ".execution_time" => "[execution_time]",
+    });
+}

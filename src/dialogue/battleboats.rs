@@ -368,7 +368,9 @@ impl Boats {
             still_on(&heard, "before the game began")?;
             self.noise.extend(noise_of(&heard.text));
         }
-        if let Some(k) = tried.last() {
+        // The handout's keys are `1` and `2` (§3): only another key is a convention of the
+        // program's own.
+        if let Some(k) = tried.last().filter(|k| !["1", "2"].contains(&k.as_str())) {
             self.conventions.push(format!("mode key `{k}`"));
         }
         self.print(talk, at, sheet)
@@ -403,7 +405,7 @@ impl Boats {
                 "print",
                 at,
                 "`print` shows the whole board (§7)",
-                "`print` (and `p`) was refused",
+                "`print`, `p`, `P` and `PRINT` were each refused",
                 talk.tail(),
             );
             return Ok(());
@@ -436,9 +438,9 @@ impl Boats {
                 sheet.fail(
                     "print",
                     at,
-                    format!(
-                        "{} (§7: \"It is important that you differentiate the boats in some way\")",
-                        fleet_words(&self.rules)
+                    fleet_words(&self.rules).replace(
+                        "(§7)",
+                        "(§7: \"It is important that you differentiate the boats in some way\")",
                     ),
                     why,
                     talk.tail(),
@@ -538,8 +540,31 @@ impl Boats {
                 else {
                     return Ok(());
                 };
+                let start = self.log.len();
                 for c in self.unfired_of(i) {
                     self.fire(talk, at, c.into(), "the smallest boat afloat")?;
+                }
+                // Boats told from `print` by guess: the guess may split the cells otherwise
+                // than the program does. Then the shown boat cells, until one sinks.
+                let sunk = |me: &Self| {
+                    me.log[start..]
+                        .iter()
+                        .any(|d| me.outcome_said(&d.text) == Some("sunk"))
+                };
+                if !self.exact && !sunk(self) {
+                    let shown: Vec<Cell> = self
+                        .boat_cells
+                        .iter()
+                        .flatten()
+                        .copied()
+                        .filter(|c| !self.fired.contains(c))
+                        .collect();
+                    for c in shown {
+                        if self.over || sunk(self) {
+                            break;
+                        }
+                        self.fire(talk, at, c.into(), "a boat cell `print` showed")?;
+                    }
                 }
                 Ok(())
             }
@@ -948,6 +973,7 @@ impl Boats {
                 action: at.action.clone(),
                 board: at.board.clone(),
                 output: None,
+                note: None,
             },
             tail: talk.tail(),
         });
@@ -1108,7 +1134,22 @@ impl Boats {
                 Some(c) => Knowledge::from_cells(c),
                 None => Knowledge::from_answers(&self.answered),
             };
-            solve(&self.rules, &knowledge)
+            // Held to the sinkings first; a program that prints them wrong (or never) fits
+            // no such layout, and is judged on the layouts that fit its hits and misses.
+            let strict = solve(
+                &self.rules,
+                &Knowledge {
+                    boat: knowledge.boat.clone(),
+                    water: knowledge.water.clone(),
+                    first: BTreeMap::new(),
+                }
+                .with_sinkings(self.first_struck()),
+            );
+            if strict.is_empty() {
+                solve(&self.rules, &knowledge)
+            } else {
+                strict
+            }
         };
         if layouts.is_empty() {
             for d in self.log.iter().take(1) {
@@ -1128,7 +1169,12 @@ impl Boats {
         let mut best: Option<((usize, std::cmp::Reverse<usize>), Sheet, Progress)> = None;
         for layout in layouts.iter().take(64) {
             let mut s = sheet.clone();
-            let mut p = Progress::default();
+            let mut p = Progress {
+                note: (!self.exact).then(|| {
+                    "the board is the layout of the handout's fleet that best fits the program's own answers (`print` told no boat apart)".to_string()
+                }),
+                ..Progress::default()
+            };
             self.replay(layout, &mut p, &mut s);
             let rank = (s.failures(), std::cmp::Reverse(s.passes()));
             if best.as_ref().is_none_or(|(r, ..)| rank < *r) {
@@ -1140,6 +1186,28 @@ impl Boats {
             at.board = p.board;
         }
         Ok(())
+    }
+
+    /// Each cell fired on: the index of the act that first struck it, and the program's
+    /// word when that was a cannon shot.
+    fn first_struck(&self) -> BTreeMap<Cell, (usize, Option<&'static str>)> {
+        let mut first = BTreeMap::new();
+        for (t, d) in self.log.iter().enumerate() {
+            match d.act {
+                Act::Fire(c) => {
+                    if let Some(cell) = self.game.on_board(c) {
+                        first.entry(cell).or_insert((t, self.outcome_said(&d.text)));
+                    }
+                }
+                Act::Missile(centre) if !used_up_said(&d.text) => {
+                    for cell in self.square(centre) {
+                        first.entry(cell).or_insert((t, None));
+                    }
+                }
+                _ => {}
+            }
+        }
+        first
     }
 
     /// The cells of each boat of `game`, in fleet order.
@@ -1426,6 +1494,11 @@ impl Boats {
 struct Knowledge {
     boat: BTreeSet<Cell>,
     water: BTreeSet<Cell>,
+    /// Each cell fired on: when it was first struck (the act's index in the record), and
+    /// the program's word when that was a cannon shot (`None` for a missile, or no word).
+    /// With it, a layout must fit the sinkings: a boat is `sunk` on its last cell struck,
+    /// and only there.
+    first: BTreeMap<Cell, (usize, Option<&'static str>)>,
 }
 
 impl Knowledge {
@@ -1434,7 +1507,35 @@ impl Knowledge {
         Knowledge {
             boat: cells.clone(),
             water: BTreeSet::new(),
+            first: BTreeMap::new(),
         }
+    }
+
+    /// The same, held to the sinkings the program printed (see `first`).
+    fn with_sinkings(mut self, first: BTreeMap<Cell, (usize, Option<&'static str>)>) -> Self {
+        self.first = first;
+        self
+    }
+
+    /// Whether a boat on `cells` fits the sinkings: a cannon shot answered `sunk` on its last
+    /// cell struck, `hit` (not `sunk`) on the others.
+    fn sinks_fit(&self, cells: &[Cell]) -> bool {
+        if self.first.is_empty() {
+            return true;
+        }
+        let times: Vec<Option<usize>> = cells
+            .iter()
+            .map(|c| self.first.get(c).map(|(t, _)| *t))
+            .collect();
+        let last = times
+            .iter()
+            .copied()
+            .collect::<Option<Vec<usize>>>()
+            .and_then(|t| t.into_iter().max());
+        cells.iter().all(|c| match self.first.get(c) {
+            Some((t, Some(w @ ("hit" | "sunk")))) => (*w == "sunk") == (Some(*t) == last),
+            _ => true,
+        })
     }
 
     /// From the program's answers to first shots: hit and sunk are boats, miss is water.
@@ -1442,6 +1543,7 @@ impl Knowledge {
         let mut k = Knowledge {
             boat: BTreeSet::new(),
             water: BTreeSet::new(),
+            first: BTreeMap::new(),
         };
         for (c, w) in answered {
             match *w {
@@ -1496,6 +1598,7 @@ fn search(
         cells
             .iter()
             .all(|c| !used.contains(c) && !k.water.contains(c))
+            && k.sinks_fit(cells)
     };
     let segments = |len: u8, through: Option<Cell>| -> Vec<Vec<Cell>> {
         let mut segs = Vec::new();

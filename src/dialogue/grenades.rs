@@ -36,7 +36,7 @@ pub const MOVES: [&str; 9] = [
 ];
 
 /// The rules a grenades-8x8 dialogue judges, each from the handout's steps.
-pub static RULES: [Rule; 13] = [
+pub static RULES: [Rule; 14] = [
     Rule {
         id: "refuse-off-grid-placement",
         title: "A ship or grenade placed off the grid is refused and asked again",
@@ -51,6 +51,11 @@ pub static RULES: [Rule; 13] = [
         id: "input-format",
         title: "A position is read as one entry, a letter followed by a number (`C4`)",
         clause: "Step 1: \"For each ship and grenade, 1 coordinate will be entered (a character followed by an integer)\"",
+    },
+    Rule {
+        id: "lower-case-letter",
+        title: "A lower-case letter is read as its capital (`f4` is `F4`)",
+        clause: "Step 1: \"If the character is not between 'A' (or a) and H (or h) ... display an error message\": `a` to `h` are on the grid",
     },
     Rule {
         id: "initial-grid",
@@ -125,7 +130,7 @@ impl DialogueDriver for Driver {
         for m in &plan.moves {
             out.extend(match m.name.as_str() {
                 "place-off-grid" => &["refuse-off-grid-placement", "input-format"][..],
-                "place-occupied" => &["refuse-taken-placement"][..],
+                "place-occupied" => &["lower-case-letter", "refuse-taken-placement"][..],
                 "initial-grid" => &["initial-grid"][..],
                 "fire-own-ship" => &["own-ship-sinks"][..],
                 "fire-own-grenade" => &["grenade-costs-turn"][..],
@@ -368,13 +373,31 @@ fn live(
                     );
                     judge_refusal(sheet, at, talk, "refuse-off-grid-placement", r)?;
                     last = h;
+                    // The letter kept, the number asked again: the entry is completed on a
+                    // free cell of that column, for the next item to place.
+                    if asks_number(&last.text) && !to_place.is_empty() {
+                        let letter = bad.chars().next().unwrap_or('A');
+                        let taken =
+                            |c: Cell| rec.human.iter().chain(&to_place).any(|(_, x)| *x == c);
+                        let Some(c) = completion(&rules, letter, |c| !taken(c)) else {
+                            break;
+                        };
+                        let (i, _) = to_place.remove(0);
+                        let number = (c.row + 1).to_string();
+                        at.action = format!(
+                            "place an item at `{}`: the number `{number}` after the refused one",
+                            n.format(c.into())
+                        );
+                        last = talk.say(&number)?;
+                        rec.human.push((i, c));
+                    }
                 }
             }
             "place-occupied" => {
                 if rec.human.is_empty() {
                     let (i, c) = to_place.remove(0);
                     let before = last.text.clone();
-                    last = place(talk, at, sheet, &rules, i, c)?;
+                    last = place_lower(talk, at, sheet, &rules, i, c)?;
                     generic |= same_prompt(&before, &last.text);
                     rec.human.push((i, c));
                 }
@@ -424,6 +447,25 @@ fn live(
                     );
                     judge_refusal(sheet, at, talk, "refuse-off-grid-rocket", r)?;
                     last = h;
+                    // The letter kept, the number asked again: a rocket on a cell of that
+                    // column not called yet completes the entry.
+                    if asks_number(&last.text) {
+                        let letter = bad.chars().next().unwrap_or('A');
+                        let Some(c) = completion(&rules, letter, |c| !called.contains(&c)) else {
+                            break;
+                        };
+                        let number = (c.row + 1).to_string();
+                        at.action = format!(
+                            "the human's rocket at `{}`: the number `{number}` after the refused one",
+                            n.format(c.into())
+                        );
+                        let h = talk.say(&number)?;
+                        last = rocket_heard(h, at, c, (k + 1, m.line), &mut rec);
+                        called.push(c);
+                        if rec.ended {
+                            break;
+                        }
+                    }
                 }
             }
             "fire-own-ship" | "fire-own-grenade" | "fire-recalled" => {
@@ -552,15 +594,56 @@ fn place(
     Ok(h)
 }
 
+/// Places item `i` on `c` with its letter in lower case (rule lower-case-letter); refused,
+/// it is placed again in capitals.
+fn place_lower(
+    talk: &mut Talk,
+    at: &mut Progress,
+    sheet: &mut Sheet,
+    rules: &Rules,
+    i: usize,
+    c: Cell,
+) -> Result<Heard, Stop> {
+    let what = if rules.items[i].grenade {
+        "grenade"
+    } else {
+        "ship"
+    };
+    let question = talk.last_heard();
+    let cell = rules.notation.format(c.into()).to_lowercase();
+    at.action = format!("place a {what} at `{cell}`, the letter in lower case");
+    let h = enter(talk, at, sheet, &cell)?;
+    if h.ended {
+        return Err(Stop::diverged(
+            "ended",
+            "the program goes on asking",
+            "it ended",
+        ));
+    }
+    // Asked again in the same words is a refusal only where the question names the item
+    // ("Ship 1"): one question for every entry reads the same after an accepted one.
+    let numbered =
+        read::last_line(&question).is_some_and(|l| l.chars().any(|c| c.is_ascii_digit()));
+    let refused = h.text.lines().any(refuses) || (numbered && asked_again(&question, &h.text));
+    if !refused {
+        sheet.pass("lower-case-letter");
+        return Ok(h);
+    }
+    sheet.fail(
+        "lower-case-letter",
+        at,
+        format!("`{cell}` accepted as `{}`", cell.to_uppercase()),
+        "it was refused",
+        talk.tail(),
+    );
+    place(talk, at, sheet, rules, i, c)
+}
+
 /// Sends a cell (`C4`); if the program asks again without a word, or asks for the number
 /// apart ("Row (1-8):"), the number alone (rule input-format: the handout's entry is one).
 fn enter(talk: &mut Talk, at: &Progress, sheet: &mut Sheet, cell: &str) -> Result<Heard, Stop> {
     let h = talk.say(cell)?;
-    let asks_number = read::last_line(&h.text).is_some_and(|l| {
-        let ws = read::words(l);
-        (ws.iter().any(|w| w == "row") || read::has_phrase(l, &["1 8"]))
-            && grids(&h.text).is_empty()
-    }) && !h.text.lines().any(refuses);
+    let asks_number = asks_number(&h.text) && !h.text.lines().any(refuses);
     if h.ended || (!h.text.trim().is_empty() && !asks_number) {
         sheet.pass("input-format");
         return Ok(h);
@@ -574,6 +657,25 @@ fn enter(talk: &mut Talk, at: &Progress, sheet: &mut Sheet, cell: &str) -> Resul
     );
     let number: String = cell.chars().filter(char::is_ascii_digit).collect();
     talk.say(&number)
+}
+
+/// Whether the program's last line asks for the number of a cell alone ("Row (1-8):"),
+/// with no grid (the program reads the letter and the number apart).
+fn asks_number(text: &str) -> bool {
+    read::last_line(text).is_some_and(|l| {
+        let ws = read::words(l);
+        (ws.iter().any(|w| w == "row") || read::has_phrase(l, &["1 8"])) && grids(text).is_empty()
+    })
+}
+
+/// After an off-grid number refused by a program that reads the letter and the number
+/// apart, it asks for the number again and keeps the letter: the cell in column `letter`
+/// that completes the entry, on a row `free` allows.
+fn completion(rules: &Rules, letter: char, free: impl Fn(Cell) -> bool) -> Option<Cell> {
+    let col = u8::try_from(letter.to_ascii_uppercase() as u32 - 'A' as u32).ok()?;
+    (0..rules.rows)
+        .map(|row| Cell { row, col })
+        .find(|&c| c.col < rules.cols && free(c))
 }
 
 /// Fires the human's rocket at `c` and records what the program printed.
@@ -590,6 +692,17 @@ fn rocket(
     let cell = rules.notation.format(c.into());
     at.action = format!("the human's rocket at `{cell}`");
     let h = enter(talk, at, sheet, &cell)?;
+    Ok(rocket_heard(h, at, c, (move_no, line), rec))
+}
+
+/// Records the program's answer `h` to the human's rocket at `c`.
+fn rocket_heard(
+    h: Heard,
+    at: &Progress,
+    c: Cell,
+    (move_no, line): (usize, usize),
+    rec: &mut Record,
+) -> Heard {
     rec.rounds.push(Round {
         cell: c,
         text: h.text.clone(),
@@ -601,7 +714,7 @@ fn rocket(
     // offers another game: no more rockets are sent.
     rec.program_ended = h.ended;
     rec.ended = h.ended || fleet_sunk_in(&h.text);
-    Ok(h)
+    h
 }
 
 /// Whether a grid in `text` shows one player's 6 ships all sunk (6 `S` or 6 `s`): ships
@@ -756,6 +869,9 @@ fn seen(
                 "after the winner, the grid showing every ship and grenade (step 7)",
                 "no 8×8 grid of `_ s S g G *` at the end",
                 String::new(),
+            );
+            at.note = Some(
+                "no grid revealed the computer's items: the board holds those the grids showed during the game".to_string(),
             );
             (transposed_by_rounds(rec), None)
         }

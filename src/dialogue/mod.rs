@@ -95,6 +95,9 @@ pub struct Progress {
     /// (grenades-8x8 replays the game once the computer's layout is known); `None`: the
     /// conversation's last lines.
     pub output: Option<String>,
+    /// A note for a failure found here: where `board` came from when no reference holds the
+    /// layout (inferred from the program's own answers).
+    pub note: Option<String>,
 }
 
 /// How a driver's game went: the conversation (if the program started) and where it

@@ -118,7 +118,7 @@ impl Sheet {
             check: id.to_string(),
             expected: expected.into(),
             actual: actual.into(),
-            note: None,
+            note: at.note.clone(),
             conversation,
             output,
             board: at.board.clone(),

@@ -137,7 +137,18 @@ impl Talk {
     pub fn close(&mut self) -> Result<Heard, Stop> {
         self.log.push("> (end of input)".into());
         self.session.close_input();
-        self.hear()
+        match self.hear() {
+            // Called what it is: a loop that reads end of input, complains and reads again.
+            Err(Stop::Faulted(mut f)) if f.kind == FaultKind::Limit => {
+                let last = self.log.last().cloned().unwrap_or_default();
+                f.message = format!(
+                    "after its input ended the program printed without end (`{last}` again and again, more than {} MiB): a loop that does not stop at end of input, such as a `catch` that asks again; it was stopped",
+                    super::session::OUTPUT_LIMIT / (1024 * 1024)
+                );
+                Err(Stop::Faulted(f))
+            }
+            r => r,
+        }
     }
 
     fn hear(&mut self) -> Result<Heard, Stop> {
@@ -187,9 +198,16 @@ impl Talk {
             let trace: Vec<&str> = tabless.lines().collect();
             let trace = student_frames(&trace);
             let shown = &trace[trace.len().saturating_sub(20)..];
+            // A program that opens a window reads nothing from standard input: one line says
+            // why nothing of it can be judged, before the trace.
+            let lead = if stderr.contains("java.awt.HeadlessException") {
+                "the program opens a window (Swing or AWT) instead of reading standard input, so it cannot be played as a console program; it ended with an error:"
+            } else {
+                "the program ended with an error:"
+            };
             return Some(Fault {
                 kind: FaultKind::Exception,
-                message: format!("the program ended with an error:\n{}", shown.join("\n")),
+                message: format!("{lead}\n{}", shown.join("\n")),
             });
         }
         if let Some(sig) = signal {

@@ -1,6 +1,6 @@
 //! The text view for a terminal: one line per scenario, details for the ones that failed.
 
-use super::{Report, ScenarioResult, Status};
+use super::{Report, ScenarioResult, Status, Verdict};
 use crate::scenario::Visibility;
 use anstyle::{AnsiColor, Style};
 use std::fmt::Write;
@@ -107,9 +107,9 @@ pub fn scaled(s: &super::Summary) -> String {
     }
 }
 
-/// The detail lines of one scenario's result (empty when it passed):
-/// the divergence with the expected and actual values, the board, what the submission
-/// printed, or the fault. A student's view of a hidden scenario says only that its details
+/// The detail lines of one scenario's result (for a passed one, only the input conventions
+/// a dialogue needed): the divergence with the expected and actual values, the board, what
+/// the submission printed, a dialogue's marking sheet, or the fault. A student's view of a hidden scenario says only that its details
 /// are hidden.
 pub fn details(r: &ScenarioResult) -> String {
     let mut out = String::new();
@@ -183,7 +183,77 @@ pub fn details(r: &ScenarioResult) -> String {
             let _ = writeln!(out, "  {}", clean(line));
         }
     }
+    // The cause first (the first failure, or the fault), then what it cost.
+    marking_sheet(&mut out, r);
     out
+}
+
+/// A dialogue's marking sheet, after its first failure: each rule not passed with its
+/// verdict, clause and evidence, the passed ones named on a line, and the input conventions
+/// the program needed. Nothing for a step scenario (it has no sheet).
+fn marking_sheet(out: &mut String, r: &ScenarioResult) {
+    if r.rules.is_empty() {
+        return;
+    }
+    if r.status != Status::Passed {
+        sheet_rows(out, r);
+    }
+    if !r.conventions.is_empty() {
+        let _ = writeln!(
+            out,
+            "conventions the program needed: {}",
+            clean(&r.conventions.join("; "))
+        );
+    }
+}
+
+fn sheet_rows(out: &mut String, r: &ScenarioResult) {
+    let passed: Vec<&str> = r
+        .rules
+        .iter()
+        .filter(|x| x.verdict == Verdict::Passed)
+        .map(|x| x.rule.as_str())
+        .collect();
+    let _ = writeln!(
+        out,
+        "marking sheet: {} of {} rules passed, the points shared among them",
+        passed.len(),
+        r.rules.len()
+    );
+    for x in r.rules.iter().filter(|x| x.verdict == Verdict::Failed) {
+        let _ = writeln!(
+            out,
+            "  failed        {} — {}",
+            clean(&x.rule),
+            clean(&x.title)
+        );
+        let _ = writeln!(out, "                {}", clean(&x.clause));
+        // The first failure is the divergence printed in full above.
+        if r.divergence.as_ref().is_some_and(|d| d.check == x.rule) {
+            let _ = writeln!(out, "                (the failure shown above)");
+            continue;
+        }
+        for line in x.evidence.lines() {
+            let _ = writeln!(out, "                {}", clean(line));
+        }
+    }
+    // Rules not observed for one reason (a fault at the start leaves them all) go together.
+    let mut unseen: Vec<(&str, Vec<&str>)> = Vec::new();
+    for x in r.rules.iter().filter(|x| x.verdict == Verdict::NotObserved) {
+        match unseen.iter_mut().find(|(why, _)| *why == x.evidence) {
+            Some((_, ids)) => ids.push(&x.rule),
+            None => unseen.push((&x.evidence, vec![&x.rule])),
+        }
+    }
+    for (why, ids) in unseen {
+        let _ = writeln!(out, "  not observed  {}", clean(&ids.join(", ")));
+        for line in why.lines() {
+            let _ = writeln!(out, "                {}", clean(line));
+        }
+    }
+    if !passed.is_empty() {
+        let _ = writeln!(out, "  passed        {}", clean(&passed.join(", ")));
+    }
 }
 
 /// Text from a scenario file with control characters escaped, so a report never carries

@@ -560,7 +560,9 @@ class Driver:
             for r in req.get("requests", []):
                 one = self.answer(r)
                 responses.append(one)
-                if not one["ok"]:
+                # A value of the wrong type is one wrong answer: the student's code ran, and
+                # the game goes on. Any other error ends the batch.
+                if not one["ok"] and one["error"]["kind"] != "type":
                     break
             return {"id": rid, "ok": True, "responses": responses}
         with Capture() as cap:

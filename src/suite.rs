@@ -110,6 +110,7 @@ impl SuiteLimits {
 /// total_points = 50              # scale the suite's points to this total
 /// hidden = ["hidden"]            # folders (relative to this file) of hidden scenarios; "." all
 /// hidden_results = "status"      # students see a hidden scenario's pass/fail ("none": nothing)
+/// credit = "check"               # points shared among a scenario's checks ("scenario": all or nothing)
 /// [limits]
 /// timeout_secs = 2
 /// ```
@@ -122,6 +123,9 @@ pub struct Suite {
     #[serde(default)]
     pub hidden: Vec<Spanned<String>>,
     pub hidden_results: Option<HiddenResults>,
+    /// How a scenario not passed is credited: `check` (the default), a share of its checks;
+    /// `scenario`, nothing.
+    pub credit: Option<crate::scenario::Credit>,
     #[serde(default)]
     pub limits: SuiteLimits,
 }
@@ -247,6 +251,9 @@ impl LoadedSuite {
                     )
                     .expected(format!("assignment = \"{}\"", a.get_ref())),
                 );
+            }
+            if let Some(c) = self.suite.credit {
+                s.credit = c;
             }
             if let Some(t) = &self.suite.total_points
                 && raw_total > 0

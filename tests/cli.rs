@@ -286,7 +286,9 @@ fn run_writes_gradescope_and_junit_and_a_student_view() {
     );
     let v: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&results).unwrap()).unwrap();
-    assert_eq!(v["score"], 10.0, "5 of 9 points scaled to 18");
+    // 5 points passed, 1.5 of a 3-point scenario's and 2/3 of a 1-point one's checks: 7.17
+    // of 9 points, scaled to 18.
+    assert_eq!(v["score"], 14.33, "7.17 of 9 points scaled to 18");
     let out = broadside()
         .args(["run", "tests/fixtures/suite", "--format", "junit"])
         .output()
@@ -383,4 +385,45 @@ fn a_hidden_scenario_run_from_inside_its_folder_stays_hidden() {
         .unwrap();
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["tests"][0]["visibility"], "hidden", "{v}");
+}
+
+/// `credit = "scenario"` in a suite keeps all-or-nothing scenarios: the two the fixture fails
+/// on purpose earn nothing (5 of 9 points), where credit per check gives them their share.
+#[test]
+fn a_suite_can_keep_all_or_nothing_scenarios() {
+    let dir = tempfile::tempdir().unwrap();
+    let copy = dir.path().join("suite");
+    std::fs::create_dir_all(copy.join("hidden")).unwrap();
+    for f in [
+        "01-handout-example.toml",
+        "wrong-end-after-due-date.toml",
+        "hidden/wrong-outcome.toml",
+    ] {
+        std::fs::copy(format!("tests/fixtures/suite/{f}"), copy.join(f)).unwrap();
+    }
+    let suite = std::fs::read_to_string("tests/fixtures/suite/suite.toml").unwrap();
+    let points = |suite: &str| -> serde_json::Value {
+        std::fs::write(copy.join("suite.toml"), suite).unwrap();
+        let out = broadside()
+            .args(["run", copy.to_str().unwrap(), "--format", "json"])
+            .output()
+            .unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        v["summary"]["points"].clone()
+    };
+    assert_eq!(points(&suite), 7.17);
+    assert_eq!(points(&format!("{suite}credit = \"scenario\"\n")), 5);
+    // A wrong value is refused with the file and what is accepted.
+    std::fs::write(
+        copy.join("suite.toml"),
+        format!("{suite}credit = \"rule\"\n"),
+    )
+    .unwrap();
+    let out = broadside()
+        .args(["run", copy.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_ne!(out.status.code(), Some(0));
+    assert!(err.contains("suite.toml") && err.contains("check"), "{err}");
 }

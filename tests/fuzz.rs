@@ -50,7 +50,16 @@ fn replay(
 fn expected_kinds(sample: &str) -> Vec<Kind> {
     let failed = |checks: &[&str]| checks.iter().map(|c| Kind::Failed(c.to_string())).collect();
     match sample {
-        "fire-prints-instead-of-returning" => vec![Kind::Error(FaultKind::Type)],
+        // A value of the wrong type is a failed check; the scenario goes on.
+        "fire-prints-instead-of-returning" | "fire-prints-hit" => failed(&["outcome"]),
+        // The wrong name fails the sinking's outcome; the scenario plays on and then calls
+        // the function it lacks.
+        "misnamed-ship-type" => vec![
+            Kind::Failed("outcome".into()),
+            Kind::Error(FaultKind::Missing),
+        ],
+        "remaining-sorted" => failed(&["remaining", "outcome"]),
+        "unsunk-left-inverted" => failed(&["won", "outcome"]),
         "misnamed-has-won" => vec![Kind::Error(FaultKind::Missing)],
         "main-runs-at-import" | "hits-kept-as-count" => vec![Kind::Error(FaultKind::Exception)],
         "has-won-inverted" | "has-won-compares-fleet-size" | "all-sunk-compares-fleet-size" => {

@@ -504,7 +504,8 @@ fn grade_builds_and_grades_a_class_of_native_submissions() {
         line.split(',').nth(3).unwrap().to_string()
     };
     assert_eq!(points("correct-c"), "85", "{csv}");
-    assert_eq!(points("off-by-one-bounds"), "58", "{csv}");
+    // Credit per check: the eight scenarios it fails still earn the checks they pass.
+    assert_eq!(points("off-by-one-bounds"), "77.47", "{csv}");
     assert_eq!(points("does-not-compile"), "0", "{csv}");
 }
 

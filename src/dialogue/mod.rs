@@ -228,6 +228,7 @@ pub fn run(scenario: &Scenario, target: &dyn Target) -> ScenarioResult {
                         .clone()
                         .or_else(|| (!tail.is_empty()).then(|| tail.clone())),
                     board: at.board.clone(),
+                    follows: None,
                 });
             }
             (None, Some(cut))

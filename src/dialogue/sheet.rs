@@ -122,6 +122,7 @@ impl Sheet {
             conversation,
             output,
             board: at.board.clone(),
+            follows: None,
         });
     }
 

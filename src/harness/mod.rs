@@ -1,9 +1,12 @@
 //! Plays scenarios against a target, step by step, and compares with the expectations.
 //!
 //! The whole scenario goes to the target at once ([`Target::play`], one `batch` for child
-//! targets); the answers are then compared in order. A scenario stops at its first
-//! divergence; the result records expected vs actual, what the student's code printed during
-//! that step, and the board at that moment as the reference plays it (ships shown).
+//! targets); the answers are then compared in order. Every check is judged: a divergence does
+//! not stop the scenario (only a fault does, and the checks not reached count as failed), and
+//! the points are shared among the checks passed. The result records the first divergence in
+//! full (expected vs actual, what the student's code printed during that step, the board as
+//! the reference plays it, ships shown) and the later ones after it, each marked as the same
+//! bug again or a consequence of an earlier action answered otherwise.
 
 mod compare;
 
@@ -13,27 +16,115 @@ pub use compare::{
 };
 
 use crate::engine::Game;
-use crate::report::{Divergence, ScenarioResult};
-use crate::scenario::{Check, Scenario};
+use crate::report::{Divergence, Follows, ScenarioResult, Status};
+use crate::scenario::{Check, Credit, Scenario};
 use crate::spec::StateKey;
-use crate::target::{Call, Fault, Replied, Reply, Target, reference};
+use crate::target::{Call, Fault, FaultKind, Replied, Reply, Target, reference};
 use std::collections::BTreeMap;
 
 /// Plays one scenario on `target`: a dialogue scenario with a fresh run of the target's
-/// program ([`crate::dialogue::run`]), a step scenario through the protocol's calls.
+/// program ([`crate::dialogue::run`]), a step scenario through the protocol's calls. Under
+/// the scenario's `credit`, a scenario not passed earns the share of its checks it passed
+/// (`check`) or nothing (`scenario`).
 pub fn run_scenario(scenario: &Scenario, target: &mut dyn Target) -> ScenarioResult {
-    if scenario.dialogue.is_some() {
-        return crate::dialogue::run(scenario, target);
+    let r = if scenario.dialogue.is_some() {
+        crate::dialogue::run(scenario, target)
+    } else {
+        play_steps(scenario, target)
+    };
+    match scenario.credit {
+        Credit::Scenario if r.status != Status::Passed => r.credited(0.0),
+        _ => r,
     }
+}
+
+/// How many checks a step scenario has: each `expect`, each `state` key, each `[end]` key.
+pub fn count_checks(scenario: &Scenario) -> usize {
+    scenario
+        .steps
+        .iter()
+        .map(|s| usize::from(s.expect.is_some()) + s.checks.len())
+        .sum::<usize>()
+        + scenario.end.len()
+}
+
+/// The checks of a step scenario as played: every divergence, in order.
+struct Marks {
+    total: usize,
+    passed: usize,
+    divergences: Vec<Divergence>,
+}
+
+impl Marks {
+    fn pass(&mut self) {
+        self.passed += 1;
+    }
+
+    /// Records a failed check, marked with how it stands to the earlier ones: the same
+    /// check failing again (an outcome: the same answer expected) is the same bug again; after an action answered otherwise
+    /// than the reference, the target's game has departed and this may follow from it.
+    fn fail(&mut self, mut d: Divergence) {
+        if !self.divergences.is_empty() {
+            let again = self.divergences.iter().any(|e| {
+                let word = |x: &str| x.split_whitespace().next().unwrap_or("").to_string();
+                e.check == d.check
+                    && (e.check != "outcome" || word(&e.expected) == word(&d.expected))
+            });
+            let departed = self
+                .divergences
+                .iter()
+                .any(|e| e.check == "outcome" && e.step < d.step);
+            d.follows = if again {
+                Some(Follows::Again)
+            } else if departed {
+                Some(Follows::Consequence)
+            } else {
+                None
+            };
+        }
+        self.divergences.push(d);
+    }
+
+    /// The result: passed when every check passed, else failed with its first divergence
+    /// in full and the later ones after it, credited with the share passed.
+    fn finish(self, mut result: ScenarioResult) -> ScenarioResult {
+        result.checks = self.total;
+        result.checks_passed = self.passed;
+        let share = if self.total == 0 {
+            1.0
+        } else {
+            self.passed as f64 / self.total as f64
+        };
+        let mut ds = self.divergences.into_iter();
+        let r = match (result.fault.is_some(), ds.next()) {
+            (false, None) => return result.passed(),
+            (true, first) => {
+                result.divergence = first;
+                result
+            }
+            (false, Some(first)) => result.failed(first),
+        };
+        let mut r = r.credited(share);
+        r.later = ds.collect();
+        r
+    }
+}
+
+fn play_steps(scenario: &Scenario, target: &mut dyn Target) -> ScenarioResult {
     let rules = &scenario.rules;
     let mut result = ScenarioResult::new(scenario);
+    let mut marks = Marks {
+        total: count_checks(scenario),
+        passed: 0,
+        divergences: Vec::new(),
+    };
     // The reference plays alongside to draw the board at a divergence.
     let mut shadow = match crate::target::Reference::start(rules, &scenario.setup) {
         Ok(g) => g,
-        Err(f) => return result.errored(f, None),
+        Err(f) => return marks.finish(result.errored(f, None)),
     };
     if let Err(f) = target.new_game(rules, &scenario.setup) {
-        return result.errored(f, None);
+        return marks.finish(result.errored(f, None));
     }
     let keys = |checks: &[Check]| -> Vec<StateKey> { checks.iter().map(|c| c.key).collect() };
     let mut calls = Vec::new();
@@ -63,15 +154,19 @@ pub fn run_scenario(scenario: &Scenario, target: &mut dyn Target) -> ScenarioRes
     for (i, step) in scenario.steps.iter().enumerate() {
         let number = i + 1;
         result.steps_run = number;
-        let replied = match next(Some(number)) {
-            Ok(r) => r,
-            Err(stop) => return stop.finish(result),
+        // A value of the wrong kind (`fire` returned None) fails that check alone: the
+        // student's code ran and the game goes on. Any other fault ends the scenario.
+        let (answer, output) = match next(Some(number)) {
+            Ok(Replied {
+                reply: Reply::Answer(a),
+                output,
+            }) => (Ok(a), output),
+            Ok(_) => return marks.finish(Stop::protocol(Some(number)).finish(result)),
+            Err(Stop::Faulted(f, _)) if f.kind == FaultKind::Type => (Err(f), String::new()),
+            Err(stop) => return marks.finish(stop.finish(result)),
         };
         reference::act(&mut shadow, &step.action);
         let action = step.action.describe(rules);
-        let Reply::Answer(answer) = &replied.reply else {
-            return Stop::protocol(Some(number)).finish(result);
-        };
         let divergence =
             |check: String, expected: String, actual: String, output: &str, shadow: &Game| {
                 Divergence {
@@ -85,19 +180,27 @@ pub fn run_scenario(scenario: &Scenario, target: &mut dyn Target) -> ScenarioRes
                     output: (!output.is_empty()).then(|| output.to_string()),
                     conversation: false,
                     board: shadow.render(true),
+                    follows: None,
                 }
             };
-        if let Some(expect) = &step.expect
-            && !matches_answer(expect, answer)
-        {
-            let d = divergence(
-                "outcome".into(),
-                describe_expect(expect, rules),
-                describe_answer(answer, rules),
-                &replied.output,
-                &shadow,
-            );
-            return result.failed(d);
+        if let Some(expect) = &step.expect {
+            match &answer {
+                Ok(a) if matches_answer(expect, a) => marks.pass(),
+                Ok(a) => marks.fail(divergence(
+                    "outcome".into(),
+                    describe_expect(expect, rules),
+                    describe_answer(a, rules),
+                    &output,
+                    &shadow,
+                )),
+                Err(f) => marks.fail(divergence(
+                    "outcome".into(),
+                    describe_expect(expect, rules),
+                    f.message.clone(),
+                    "",
+                    &shadow,
+                )),
+            }
         }
         if step.checks.is_empty() {
             continue;
@@ -107,18 +210,33 @@ pub fn run_scenario(scenario: &Scenario, target: &mut dyn Target) -> ScenarioRes
                 reply: Reply::State(s),
                 ..
             }) => s,
-            Ok(_) => return Stop::protocol(Some(number)).finish(result),
-            Err(stop) => return stop.finish(result),
+            Ok(_) => return marks.finish(Stop::protocol(Some(number)).finish(result)),
+            Err(Stop::Faulted(f, _)) if f.kind == FaultKind::Type => {
+                for check in &step.checks {
+                    marks.fail(Divergence {
+                        line: check.line,
+                        ..divergence(
+                            check.key.name().to_string(),
+                            describe_expected(&check.expected, rules),
+                            f.message.clone(),
+                            "",
+                            &shadow,
+                        )
+                    });
+                }
+                continue;
+            }
+            Err(stop) => return marks.finish(stop.finish(result)),
         };
-        if let Some((check, observed)) = first_mismatch(&step.checks, &state) {
+        for (check, observed) in judge(&step.checks, &state, &mut marks) {
             let d = divergence(
                 check.key.name().to_string(),
                 describe_expected(&check.expected, rules),
                 describe_observed(observed, rules),
-                &replied.output,
+                &output,
                 &shadow,
             );
-            return result.failed(Divergence {
+            marks.fail(Divergence {
                 line: check.line,
                 ..d
             });
@@ -130,11 +248,11 @@ pub fn run_scenario(scenario: &Scenario, target: &mut dyn Target) -> ScenarioRes
                 reply: Reply::State(s),
                 ..
             }) => s,
-            Ok(_) => return Stop::protocol(None).finish(result),
-            Err(Stop::Faulted(f, _)) => return result.errored_at_end(f),
+            Ok(_) => return marks.finish(Stop::protocol(None).finish(result)),
+            Err(Stop::Faulted(f, _)) => return marks.finish(result.errored_at_end(f)),
         };
-        if let Some((check, observed)) = first_mismatch(&scenario.end, &state) {
-            return result.failed(Divergence {
+        for (check, observed) in judge(&scenario.end, &state, &mut marks) {
+            marks.fail(Divergence {
                 step: None,
                 line: check.line,
                 action: "end of scenario".into(),
@@ -145,22 +263,28 @@ pub fn run_scenario(scenario: &Scenario, target: &mut dyn Target) -> ScenarioRes
                 output: None,
                 conversation: false,
                 board: shadow.render(true),
+                follows: None,
             });
         }
     }
-    result.passed()
+    marks.finish(result)
 }
 
-/// The first check whose observed value differs, with that value.
-fn first_mismatch<'a>(
+/// Passes the checks whose observed value matches (or that the target does not observe);
+/// returns the others with the value observed.
+fn judge<'a>(
     checks: &'a [Check],
     state: &'a BTreeMap<StateKey, crate::target::Observed>,
-) -> Option<(&'a Check, &'a crate::target::Observed)> {
-    checks.iter().find_map(|c| match state.get(&c.key) {
-        Some(o) if matches_state(&c.expected, o) => None,
-        Some(o) => Some((c, o)),
-        None => None,
-    })
+    marks: &mut Marks,
+) -> Vec<(&'a Check, &'a crate::target::Observed)> {
+    let mut failed = Vec::new();
+    for c in checks {
+        match state.get(&c.key) {
+            Some(o) if !matches_state(&c.expected, o) => failed.push((c, o)),
+            _ => marks.pass(),
+        }
+    }
+    failed
 }
 
 enum Stop {

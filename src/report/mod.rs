@@ -15,8 +15,8 @@ pub use gradescope::{Results as GradescopeResults, gradescope, to_gradescope};
 pub use json::to_json;
 pub use junit::to_junit;
 pub use model::{
-    Divergence, FORMAT_VERSION, Report, RuleResult, ScenarioResult, Status, Summary, Verdict,
-    points2, round_to, scenario_ids,
+    Divergence, FORMAT_VERSION, Follows, Report, RuleResult, ScenarioResult, Status, Summary,
+    Verdict, points2, round_to, scenario_ids,
 };
 pub use text::{details, to_text};
 pub use view::{Audience, HiddenResults, for_students, redacted};

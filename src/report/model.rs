@@ -95,6 +95,17 @@ pub struct ScenarioResult {
     pub divergence: Option<Divergence>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fault: Option<Fault>,
+    /// A step scenario's checks (each `expect`, each `state` and `[end]` key): how many it
+    /// has, and how many passed (a check not reached for a fault counts as failed). Points
+    /// are shared among them under `credit = "check"`. 0 for a dialogue (see `rules`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub checks: usize,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub checks_passed: usize,
+    /// The divergences after the first (`divergence`), in order, each marked with how it
+    /// follows from the earlier ones.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub later: Vec<Divergence>,
     /// A dialogue's marking sheet: each handout rule it judges, with its verdict and the
     /// evidence. The scenario's points are shared equally among them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -153,6 +164,10 @@ pub struct RuleResult {
     pub evidence: String,
 }
 
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
 fn points4<S: serde::Serializer>(v: &f64, s: S) -> Result<S::Ok, S::Error> {
     whole_or(round_to(*v, 4), s)
 }
@@ -208,6 +223,21 @@ pub struct Divergence {
     pub conversation: bool,
     /// The board after the step as the reference plays it, ships shown, row 0 first.
     pub board: Vec<String>,
+    /// For a divergence after a scenario's first: how it stands to the earlier ones.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub follows: Option<Follows>,
+}
+
+/// How a later divergence stands to the earlier ones of its scenario, so that a student
+/// reads the cause first.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum Follows {
+    /// The same check failed the same way before: one bug, seen again.
+    Again,
+    /// An earlier action was answered otherwise than the reference, so the target's game
+    /// had already departed from the reference's: this may follow from that.
+    Consequence,
 }
 
 impl ScenarioResult {
@@ -229,6 +259,9 @@ impl ScenarioResult {
             steps_run: 0,
             divergence: None,
             fault: None,
+            checks: 0,
+            checks_passed: 0,
+            later: Vec::new(),
             rules: Vec::new(),
             conventions: Vec::new(),
             elapsed_ms: 0,

@@ -1,6 +1,6 @@
 //! The text view for a terminal: one line per scenario, details for the ones that failed.
 
-use super::{Report, ScenarioResult, Status, Verdict};
+use super::{Follows, Report, ScenarioResult, Status, Verdict};
 use crate::scenario::Visibility;
 use anstyle::{AnsiColor, Style};
 use std::fmt::Write;
@@ -168,6 +168,7 @@ pub fn details(r: &ScenarioResult) -> String {
             );
         }
     }
+    later_divergences(&mut out, r);
     if let Some(f) = &r.fault {
         let at = if r.details_hidden {
             "fault".to_string()
@@ -184,8 +185,67 @@ pub fn details(r: &ScenarioResult) -> String {
         }
     }
     // The cause first (the first failure, or the fault), then what it cost.
+    tally(&mut out, r);
     marking_sheet(&mut out, r);
     out
+}
+
+/// A step scenario's later divergences, a line each (the same bug again, or a consequence
+/// of an earlier action answered otherwise), and its checks' tally.
+fn later_divergences(out: &mut String, r: &ScenarioResult) {
+    if r.checks == 0 || r.status == Status::Passed || r.details_hidden {
+        return;
+    }
+    for d in &r.later {
+        let at = d
+            .step
+            .map_or("at the end".to_string(), |s| format!("step {s}"));
+        let why = match d.follows {
+            Some(Follows::Again) => " (the same again)",
+            Some(Follows::Consequence) => " (perhaps a consequence: an earlier answer differed)",
+            None => "",
+        };
+        let _ = writeln!(
+            out,
+            "also {at} (line {}): {} — {}: expected {}, got {}{why}",
+            d.line,
+            clean(&d.action),
+            d.check,
+            one_line(&d.expected),
+            one_line(&d.actual)
+        );
+    }
+}
+
+/// A step scenario's tally of checks, after the fault if there was one.
+fn tally(out: &mut String, r: &ScenarioResult) {
+    if r.checks == 0 || r.status == Status::Passed || r.details_hidden {
+        return;
+    }
+    let failed = r.checks - r.checks_passed;
+    let seen = r.later.len() + usize::from(r.divergence.is_some());
+    let unreached = if r.fault.is_some() {
+        failed.saturating_sub(seen)
+    } else {
+        0
+    };
+    let _ = write!(
+        out,
+        "checks: {} of {} passed, the points shared among them",
+        r.checks_passed, r.checks
+    );
+    if unreached > 0 {
+        let _ = write!(
+            out,
+            "; {unreached} not reached for the fault (counted as failed)"
+        );
+    }
+    let _ = writeln!(out);
+}
+
+/// A value on one line: a board's rows joined by ` / `.
+fn one_line(s: &str) -> String {
+    clean(&s.lines().map(str::trim_end).collect::<Vec<_>>().join(" / "))
 }
 
 /// A dialogue's marking sheet, after its first failure: each rule not passed with its

@@ -86,6 +86,9 @@ pub fn for_students(report: &Report, hidden: HiddenResults) -> Report {
 pub fn redacted(r: &ScenarioResult) -> ScenarioResult {
     ScenarioResult {
         divergence: None,
+        later: Vec::new(),
+        checks: 0,
+        checks_passed: 0,
         rules: Vec::new(),
         conventions: Vec::new(),
         tags: Vec::new(),

@@ -1,7 +1,7 @@
 //! Reading a scenario file: TOML → checked [`Scenario`], every problem a [`Diagnostic`].
 
 use super::model::{
-    Action, Check, Dialogue, Expect, Expected, Move, Scenario, Setup, Step, Visibility,
+    Action, Check, Credit, Dialogue, Expect, Expected, Move, Scenario, Setup, Step, Visibility,
 };
 use super::schema::{RawDialogue, RawScenario, RawSetup, RawState, RawStep};
 use crate::cell::{Cell, MAX_SIDE, RawCell};
@@ -115,6 +115,7 @@ impl Cx<'_> {
             description: raw.description.clone(),
             points,
             max_score: f64::from(points),
+            credit: Credit::default(),
             visibility,
             tags: raw.tags.clone(),
             rules: rules.clone(),

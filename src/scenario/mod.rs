@@ -7,5 +7,5 @@ mod schema;
 
 pub use load::parse;
 pub use model::{
-    Action, Check, Dialogue, Expect, Expected, Move, Scenario, Setup, Step, Visibility,
+    Action, Check, Credit, Dialogue, Expect, Expected, Move, Scenario, Setup, Step, Visibility,
 };

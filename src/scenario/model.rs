@@ -39,6 +39,8 @@ pub struct Scenario {
     /// `total_points` (a suite of 40 points scaled to 100 makes each point 2.5).
     pub max_score: f64,
     pub visibility: Visibility,
+    /// How a scenario not passed is credited (the suite's `credit`).
+    pub credit: Credit,
     pub tags: Vec<String>,
     pub setup: Setup,
     pub steps: Vec<Step>,
@@ -46,6 +48,18 @@ pub struct Scenario {
     pub end: Vec<Check>,
     /// A dialogue scenario's plan (then `setup`, `steps` and `end` are empty).
     pub dialogue: Option<Dialogue>,
+}
+
+/// How a scenario's points are earned (a suite's `credit`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Credit {
+    /// Shared among its checks (each `expect`, each `state` and `[end]` key; a dialogue's
+    /// rules): a scenario that fails one check of ten earns nine tenths.
+    #[default]
+    Check,
+    /// All or nothing: only a scenario that passes every check earns its points.
+    Scenario,
 }
 
 /// A dialogue scenario's plan: moves from the assignment's vocabulary

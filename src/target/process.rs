@@ -767,7 +767,8 @@ impl Target for Process {
         let mut out = Vec::new();
         for ((call, id), answer) in calls.iter().zip(ids).zip(&responses) {
             let r = self.reply(answer, id, call, &rules);
-            let stop = r.is_err();
+            // A value of the wrong type is one wrong answer; the driver goes on after it.
+            let stop = r.as_ref().is_err_and(|f| f.kind != FaultKind::Type);
             out.push(r);
             if stop {
                 return out;

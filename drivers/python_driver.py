@@ -14,6 +14,11 @@ import random
 import sys
 import traceback
 
+try:
+    import broadside_find
+except ImportError:  # run from broadside's source tree: drivers/python_find.py beside it
+    import python_find as broadside_find
+
 # The seed of Python's `random` at every new game (reports must be reproducible).
 RANDOM_SEED = 1933
 
@@ -99,33 +104,17 @@ class Capture:
 class Submission:
     """The student's module, imported once; every call goes through `call`."""
 
-    def __init__(self, path, preferred):
+    def __init__(self, path, preferred, functions):
         self.path = path
         self.module = None
         self.error = None
-        self.file = self.find(path, preferred)
-
-    @staticmethod
-    def find(path, preferred):
-        if os.path.isfile(path):
-            return path
-        names = sorted(
-            n for n in os.listdir(path)
-            if n.endswith(".py") and not n.startswith("test_") and not n.startswith("broadside_")
-        )
-        for want in preferred:
-            if want in names:
-                return os.path.join(path, want)
-        if len(names) == 1:
-            return os.path.join(path, names[0])
-        return None
+        self.file, self.why = broadside_find.find(path, preferred, functions)
 
     def load(self):
         if self.module is not None or self.error is not None:
             return
         if self.file is None:
-            self.error = StudentError(
-                "missing", "no Python module found in the submission (expected one .py file)")
+            self.error = StudentError("missing", self.why)
             return
         folder = os.path.dirname(os.path.abspath(self.file))
         sys.path.insert(0, folder)
@@ -216,6 +205,8 @@ class Colab:
     """colab-6x6: functions over a game dict {"size", "ships", "shots"}."""
 
     MODULES = ["battleship.py", "battleships.py", "main.py"]
+    FUNCTIONS = ("create_game", "is_valid_position", "was_targeted", "ship_at", "is_sunk",
+                 "fire", "remaining_ships", "has_won")
     WORDS = ("invalid", "repeated", "miss", "hit", "sunk")
 
     def __init__(self, sub):
@@ -382,6 +373,8 @@ class Solo:
     """solo-10x10: functions over ship tuples (row, column, horizontal, length, hits)."""
 
     MODULES = ["battleships.py", "battleship.py"]
+    FUNCTIONS = ("is_sunk", "ship_type", "is_open_sea", "ok_to_place_ship_at", "place_ship_at",
+                 "randomly_place_all_ships", "check_if_hits", "hit", "are_unsunk_ships_left")
     TYPES = ("battleship", "cruiser", "destroyer", "submarine")
 
     def __init__(self, sub):
@@ -536,9 +529,10 @@ class Driver:
             if kind is None:
                 raise StudentError("unsupported", "the Python driver does not grade {}".format(
                     req.get("assignment")))
-            self.game = kind(Submission(self.path, kind.MODULES))
+            self.game = kind(Submission(self.path, kind.MODULES, kind.FUNCTIONS))
             self.game.sub.load()
-            return {"protocol": PROTOCOL, "driver": "broadside-python/1"}
+            return {"protocol": PROTOCOL, "driver": "broadside-python/1",
+                    "module": self.game.sub.why}
         if self.game is None:
             raise StudentError("protocol", "`hello` must come first")
         if op == "new_game":

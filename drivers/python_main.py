@@ -13,20 +13,21 @@ import json
 import os
 import sys
 
+try:
+    import broadside_find
+except ImportError:  # run from broadside's source tree: drivers/python_find.py beside it
+    import python_find as broadside_find
+
 
 def find(path):
-    if os.path.isfile(path):
-        return path
-    names = sorted(
-        n for n in os.listdir(path)
-        if n.endswith(".py") and not n.startswith("test_") and not n.startswith("broadside_")
-    )
-    if "battleships.py" in names:
-        return os.path.join(path, "battleships.py")
-    if len(names) == 1:
-        return os.path.join(path, names[0])
-    sys.stderr.write("broadside: no Python module found in the submission\n")
-    sys.exit(3)
+    file, why = broadside_find.find(
+        path, ["battleships.py", "battleship.py"],
+        ("main", "is_sunk", "ship_type", "is_open_sea", "ok_to_place_ship_at", "place_ship_at",
+         "randomly_place_all_ships", "check_if_hits", "hit", "are_unsunk_ships_left"))
+    if file is None:
+        sys.stderr.write("broadside: {}\n".format(why))
+        sys.exit(3)
+    return file
 
 
 def main():

@@ -107,16 +107,14 @@ fn a_wrong_return_type_is_the_students_fault_with_the_value() {
         "colab-6x6",
         "tests/fixtures/python/fire_returns_a_number.py",
     );
-    let f = results
+    // A wrong kind of value fails that check, with the value; the game goes on (no fault).
+    assert!(faults(&results).is_empty(), "{:?}", faults(&results));
+    let d = results
         .iter()
-        .filter_map(|r| r.fault.as_ref())
-        .find(|f| f.kind == FaultKind::Type)
-        .expect("a type fault");
-    assert!(
-        f.message.contains("`fire` returned 1 (int)"),
-        "{}",
-        f.message
-    );
+        .flat_map(|r| r.divergence.iter().chain(&r.later))
+        .find(|d| d.actual.contains("`fire` returned 1 (int)"))
+        .expect("a failed check naming the value");
+    assert_eq!(d.check, "outcome");
 }
 
 #[test]
@@ -177,5 +175,52 @@ fn runtime_profiles_bound_data_size_instead_of_address_space() {
             .unwrap()
             .message
             .contains("v=1048576 d=unlimited")
+    );
+}
+
+/// The student's module is found the way a TA would find it: by the handout's file name in
+/// any case, one folder down too (with the helper module beside it importing), else as the
+/// one file that defines the handout's functions; the report says which file was graded, and
+/// when none fits, what was looked for.
+#[test]
+fn the_module_is_found_by_its_name_one_folder_down_or_by_its_functions() {
+    use broadside::target::Target;
+    let graded = |path: &str| {
+        let mut t = target(path);
+        let results = run_all(&scenarios("colab-6x6"), &mut t);
+        (results, t.notes())
+    };
+    let (results, notes) = graded("tests/fixtures/python/layouts/folder-down");
+    assert!(
+        results.iter().all(|r| r.status == Status::Passed),
+        "{results:#?}"
+    );
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.contains("Battleship-main/Battleship.py: the handout's file name")),
+        "{notes:?}"
+    );
+    let (results, notes) = graded("tests/fixtures/python/layouts/two-files");
+    assert!(
+        results.iter().all(|r| r.status == Status::Passed),
+        "{results:#?}"
+    );
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.contains("game.py: of game.py, utils.py, the one that defines")),
+        "{notes:?}"
+    );
+    let (results, _) = graded("tests/fixtures/python/layouts/no-functions");
+    let f = results[0].fault.as_ref().expect("a fault");
+    assert_eq!(f.kind, FaultKind::Missing);
+    assert!(
+        f.message
+            .contains("looked for a module named battleship.py")
+            && f.message
+                .contains("none of notes.py, scratch.py defines any"),
+        "{}",
+        f.message
     );
 }

@@ -64,6 +64,8 @@ pub struct Process {
     broken: Option<Fault>,
     rules: Option<Arc<Rules>>,
     next_id: u64,
+    /// Which file of the submission the driver graded, and why (the Python driver says).
+    module: Option<String>,
     /// Files the child needs (the bundled driver), removed when the target is dropped.
     _keep: Option<Arc<tempfile::TempDir>>,
     /// The submission as a whole program (`python:` runs its `main()`), for dialogues.
@@ -96,6 +98,7 @@ impl Process {
             broken: None,
             rules: None,
             next_id: 1,
+            module: None,
             _keep: None,
             whole: None,
         }
@@ -215,6 +218,9 @@ impl Process {
         let id = self.id();
         let answer = self.exchange(protocol::hello(id, rules), self.limits.request_timeout * 2)?;
         let version = answer.get("protocol").and_then(Value::as_u64);
+        if let Some(m) = answer.get("module").and_then(Value::as_str) {
+            self.module = Some(m.to_string());
+        }
         match protocol::envelope(&answer, id) {
             Ok(Ok(_)) if version == Some(u64::from(protocol::VERSION)) => Ok(()),
             Ok(Ok(_)) => Err(self.fail(
@@ -641,22 +647,23 @@ impl Target for Process {
     }
 
     fn notes(&self) -> Vec<String> {
+        let mut notes: Vec<String> = self.module.iter().map(|m| format!("graded {m}")).collect();
         if self.drop_to.is_some() && !limits::namespaces_available() {
-            return vec![
+            notes.push(
                 "this machine gives broadside no namespaces (e.g. an unprivileged container), so \
                  the submission ran as an unprivileged user with resource limits and timeouts, \
                  but with the network and other users' readable files within reach"
                     .to_string(),
-            ];
+            );
+        } else if self.drop_to.is_none() {
+            notes.push(
+                "broadside is not running as root, so the submission ran as the same user, with \
+                 the network and that user's files within reach; resource limits and timeouts \
+                 applied"
+                    .to_string(),
+            );
         }
-        if self.drop_to.is_some() {
-            return Vec::new();
-        }
-        vec![
-            "broadside is not running as root, so the submission ran as the same user, with the \
-             network and that user's files within reach; resource limits and timeouts applied"
-                .to_string(),
-        ]
+        notes
     }
 
     fn finish(&mut self) -> Vec<Fault> {

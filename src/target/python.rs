@@ -18,6 +18,9 @@ pub const DRIVER: &str = include_str!("../../drivers/python_driver.py");
 /// The bundled launcher of a submission's `main()`, for dialogue scenarios.
 pub const MAIN_LAUNCHER: &str = include_str!("../../drivers/python_main.py");
 
+/// How both find the student's module (`broadside_find.py` beside them).
+pub const FINDER: &str = include_str!("../../drivers/python_find.py");
+
 /// The Python interpreter used; `BROADSIDE_PYTHON` overrides it.
 pub fn interpreter() -> String {
     std::env::var("BROADSIDE_PYTHON").unwrap_or_else(|_| "python3".to_string())
@@ -40,7 +43,12 @@ pub fn target_as(path: &Utf8Path, uid: u32) -> Result<Process, String> {
     let ws = Workspace::new()?;
     let driver = ws.boxed.join("broadside_driver.py");
     let launcher = ws.boxed.join("broadside_main.py");
-    for (file, text) in [(&driver, DRIVER), (&launcher, MAIN_LAUNCHER)] {
+    let finder = ws.boxed.join("broadside_find.py");
+    for (file, text) in [
+        (&driver, DRIVER),
+        (&launcher, MAIN_LAUNCHER),
+        (&finder, FINDER),
+    ] {
         std::fs::write(file, text).map_err(prepare)?;
         std::fs::set_permissions(file, std::fs::Permissions::from_mode(0o644)).map_err(prepare)?;
     }

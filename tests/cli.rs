@@ -427,3 +427,44 @@ fn a_suite_can_keep_all_or_nothing_scenarios() {
     assert_ne!(out.status.code(), Some(0));
     assert!(err.contains("suite.toml") && err.contains("check"), "{err}");
 }
+
+/// Three format faults found by scenarios written from the handouts alone: raw `[row, col]`
+/// pairs in a grenades-8x8 player's setup, several accepted values for `lost` and `next`
+/// under an `accept_also` decision, and a second ship of a length placed (solo-10x10's
+/// placement-counts), which the reference and a correct student both accept.
+#[test]
+fn raw_pairs_boolean_and_player_lists_and_a_second_ship_of_a_length_load_and_pass() {
+    for target in [
+        "reference",
+        "python:fixtures/submissions/solo-10x10/correct",
+    ] {
+        let mut args = vec!["run", "tests/fixtures/formats", "--target", target];
+        if target != "reference" {
+            args[1] = "tests/fixtures/formats/solo-second-ship-of-a-length.toml";
+        }
+        let out = broadside().args(&args).output().unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{target}: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    // A list without a decision is still refused, at its place in the file.
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string("tests/fixtures/formats/move-limit-lost-either-way.toml")
+        .unwrap()
+        .replace("decision = \"lost-when\"\n", "");
+    let file = dir.path().join("no-decision.toml");
+    std::fs::write(&file, text).unwrap();
+    let out = broadside()
+        .args(["check", file.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("no-decision.toml:") && err.contains("need a recorded ambiguity"),
+        "{err}"
+    );
+}

@@ -33,9 +33,9 @@ pub fn matches_answer(expect: &Expect, answer: &Answer) -> bool {
 pub fn matches_state(expected: &Expected, observed: &Observed) -> bool {
     match (expected, observed) {
         (Expected::Names(e), Observed::Names(o)) => e == o,
-        (Expected::Bool(e), Observed::Bool(o)) => e == o,
+        (Expected::Bool(e), Observed::Bool(o)) => e.contains(o),
         (Expected::Count(e), Observed::Count(o)) => e.contains(o),
-        (Expected::Player(e), Observed::Player(o)) => e == o,
+        (Expected::Player(e), Observed::Player(o)) => e.contains(o),
         (Expected::Cells(e), Observed::Cells(o)) => e == o,
         (Expected::Board(e), Observed::Board(o)) => {
             e.len() == o.len() && e.iter().zip(o).all(|(a, b)| a.trim_end() == b.trim_end())
@@ -108,13 +108,21 @@ fn with_details(head: String, details: Vec<String>) -> String {
 pub fn describe_expected(e: &Expected, rules: &Rules) -> String {
     match e {
         Expected::Names(n) => format!("{n:?}"),
-        Expected::Bool(b) => b.to_string(),
+        Expected::Bool(b) => b
+            .iter()
+            .map(bool::to_string)
+            .collect::<Vec<_>>()
+            .join(" or "),
         Expected::Count(c) => c
             .iter()
             .map(u32::to_string)
             .collect::<Vec<_>>()
             .join(" or "),
-        Expected::Player(p) => p.clone().unwrap_or_else(|| "none".into()),
+        Expected::Player(p) => p
+            .iter()
+            .map(|p| p.clone().unwrap_or_else(|| "none".into()))
+            .collect::<Vec<_>>()
+            .join(" or "),
         Expected::Cells(c) => cells(c.iter().copied(), rules),
         Expected::Board(rows) => rows.join("\n"),
     }

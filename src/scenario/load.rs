@@ -517,6 +517,13 @@ impl Cx<'_> {
         let span = value.span();
         let length = rules.items[item].length;
         let raw_cells: Vec<RawCell> = match value.get_ref() {
+            // `[2, 3]`: one raw `[row, col]` pair (a one-cell item, a grenade-8x8 ship or
+            // grenade), not a list of two cells.
+            Value::Array(list)
+                if list.len() == 2 && list.iter().all(|v| matches!(v, Value::Integer(_))) =>
+            {
+                vec![self.cell_value(value.get_ref(), span.clone(), rules)?]
+            }
             Value::Array(list) => list
                 .iter()
                 .map(|v| self.cell_value(v, span.clone(), rules))
@@ -1084,20 +1091,29 @@ impl Cx<'_> {
             return None;
         };
         let mine = |i: &usize| rules.items[*i].owner == owner;
-        let item = (0..rules.items.len())
+        // A ship named again once placed stands for the next of its kind still to place:
+        // legality is the board and the touching rules only (solo-10x10's decision
+        // placement-counts), so a second ship of a length is placed, not refused.
+        let named = (0..rules.items.len())
             .filter(mine)
-            .find(|&i| rules.items[i].name == name)
+            .find(|&i| rules.items[i].name == name);
+        let kind = named.map_or(name, |i| rules.items[i].kind.as_str());
+        // With no other of its kind left (move-limit-10x10's one ship per type), the named
+        // ship itself: the engine then refuses it as already placed, as that handout asks.
+        let item = named
+            .filter(|i| !placed.contains(i))
             .or_else(|| {
                 (0..rules.items.len())
                     .filter(mine)
-                    .find(|&i| rules.items[i].kind == name && !placed.contains(&i))
-            });
+                    .find(|&i| rules.items[i].kind == kind && !placed.contains(&i))
+            })
+            .or(named);
         let Some(item) = item else {
             let kinds: BTreeSet<&str> = rules.items.iter().map(|i| i.kind.as_str()).collect();
-            if kinds.contains(name) {
+            if kinds.contains(kind) {
                 self.err(
                     span,
-                    format!("every `{name}` of the {} fleet is already placed", rules.id),
+                    format!("every `{kind}` of the {} fleet is already placed", rules.id),
                     "a kind with a ship still to place, or a `rejected` expectation on earlier steps",
                 );
                 return None;
@@ -1479,17 +1495,27 @@ impl Cx<'_> {
                 }
                 Some(Expected::Names(names))
             }
-            StateKey::Won | StateKey::Lost => match v.as_bool() {
-                Some(b) => Some(Expected::Bool(b)),
-                None => {
-                    self.err(
-                        span,
-                        format!("`{key}` must be true or false"),
-                        "`true` or `false`",
-                    );
-                    None
+            StateKey::Won | StateKey::Lost => {
+                let list: Option<Vec<bool>> = match v {
+                    Value::Array(a) if !a.is_empty() => a.iter().map(Value::as_bool).collect(),
+                    v => v.as_bool().map(|b| vec![b]),
+                };
+                match list {
+                    Some(l) if l.len() > 1 && !has_decision => {
+                        self.err(span, "several accepted values need a recorded ambiguity", "`decision = \"<id>\"` naming a spec decision with `accept_also = true`");
+                        None
+                    }
+                    Some(l) => Some(Expected::Bool(l)),
+                    None => {
+                        self.err(
+                            span,
+                            format!("`{key}` must be true or false"),
+                            "`true` or `false` (or, under a decision, `[false, true]`)",
+                        );
+                        None
+                    }
                 }
-            },
+            }
             StateKey::Shots | StateKey::Turns | StateKey::Moves => {
                 let list: Option<Vec<u32>> = match v {
                     Value::Integer(n) => u32::try_from(*n).ok().map(|n| vec![n]),
@@ -1515,10 +1541,25 @@ impl Cx<'_> {
                     }
                 }
             }
-            StateKey::Next | StateKey::Winner => match v.as_str() {
-                Some("none") if key == StateKey::Winner => Some(Expected::Player(None)),
-                Some(p) if rules.player(p).is_some() => Some(Expected::Player(Some(p.to_string()))),
-                _ => {
+            StateKey::Next | StateKey::Winner => {
+                let one = |v: &Value| match v.as_str() {
+                    Some("none") if key == StateKey::Winner => Some(None),
+                    Some(p) if rules.player(p).is_some() => Some(Some(p.to_string())),
+                    _ => None,
+                };
+                let list: Option<Vec<Option<String>>> = match v {
+                    Value::Array(a) if !a.is_empty() => a.iter().map(one).collect(),
+                    v => one(v).map(|p| vec![p]),
+                };
+                match list {
+                    Some(l) if l.len() > 1 && !has_decision => {
+                        self.err(span, "several accepted values need a recorded ambiguity", "`decision = \"<id>\"` naming a spec decision with `accept_also = true`");
+                        return None;
+                    }
+                    Some(l) => return Some(Expected::Player(l)),
+                    None => {}
+                }
+                {
                     let extra = if key == StateKey::Winner {
                         ", or \"none\""
                     } else {
@@ -1531,7 +1572,7 @@ impl Cx<'_> {
                     );
                     None
                 }
-            },
+            }
             StateKey::Targeted => {
                 let Some(list) = v.as_array() else {
                     self.err(
@@ -1625,9 +1666,12 @@ fn expects_only_rejection(v: &Value) -> bool {
 
 /// Whether any check lists several accepted values.
 fn has_alternatives(checks: &[Check]) -> bool {
-    checks
-        .iter()
-        .any(|c| matches!(&c.expected, Expected::Count(l) if l.len() > 1))
+    checks.iter().any(|c| match &c.expected {
+        Expected::Count(l) => l.len() > 1,
+        Expected::Bool(l) => l.len() > 1,
+        Expected::Player(l) => l.len() > 1,
+        _ => false,
+    })
 }
 
 /// The glyphs a board of this assignment may show.

@@ -203,12 +203,13 @@ pub struct Check {
 pub enum Expected {
     /// `remaining`, `sunk`: ship names in fleet order.
     Names(Vec<String>),
-    /// `won`, `lost`.
-    Bool(bool),
+    /// `won`, `lost`: accepted values (both only under an `accept_also` decision).
+    Bool(Vec<bool>),
     /// `shots`, `turns`, `moves`: accepted values (several only under an `accept_also` decision).
     Count(Vec<u32>),
-    /// `next`: a player; `winner`: a player or `None` for "no winner yet".
-    Player(Option<String>),
+    /// `next`: a player; `winner`: a player or `None` for "no winner yet". Accepted values
+    /// (several only under an `accept_also` decision).
+    Player(Vec<Option<String>>),
     /// `targeted`.
     Cells(BTreeSet<Cell>),
     /// `board`: rows, trailing spaces ignored.

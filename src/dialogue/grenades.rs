@@ -469,17 +469,28 @@ fn live(
                 }
             }
             "fire-own-ship" | "fire-own-grenade" | "fire-recalled" => {
+                // An item of the human's the computer has not called either (still `_` in
+                // the last grid shown, read either way round), so the rocket judges the
+                // rule; else any the human has not called.
+                let own = |grenade: bool| {
+                    let open: Vec<Cell> = rec
+                        .human
+                        .iter()
+                        .filter(|(i, c)| rules.items[*i].grenade == grenade && !called.contains(c))
+                        .map(|(_, c)| *c)
+                        .collect();
+                    let shown = grids(&last.text).last().cloned();
+                    let blank = |c: &Cell| {
+                        shown.as_ref().is_none_or(|g| {
+                            let (r, k) = (usize::from(c.row), usize::from(c.col));
+                            g[r][k] == '_' && g[k][r] == '_'
+                        })
+                    };
+                    open.iter().copied().find(blank).or(open.first().copied())
+                };
                 let cell = match m.name.as_str() {
-                    "fire-own-ship" => rec
-                        .human
-                        .iter()
-                        .find(|(i, c)| !rules.items[*i].grenade && !called.contains(c))
-                        .map(|(_, c)| *c),
-                    "fire-own-grenade" => rec
-                        .human
-                        .iter()
-                        .find(|(i, c)| rules.items[*i].grenade && !called.contains(c))
-                        .map(|(_, c)| *c),
+                    "fire-own-ship" => own(false),
+                    "fire-own-grenade" => own(true),
                     // An exploded grenade first: re-calling it must do nothing.
                     _ => rec
                         .human

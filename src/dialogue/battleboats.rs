@@ -1138,12 +1138,7 @@ impl Boats {
             // no such layout, and is judged on the layouts that fit its hits and misses.
             let strict = solve(
                 &self.rules,
-                &Knowledge {
-                    boat: knowledge.boat.clone(),
-                    water: knowledge.water.clone(),
-                    first: BTreeMap::new(),
-                }
-                .with_sinkings(self.first_struck()),
+                &knowledge.clone().with_sinkings(self.first_struck()),
             );
             if strict.is_empty() {
                 solve(&self.rules, &knowledge)
@@ -1491,6 +1486,7 @@ impl Boats {
 }
 
 /// What is known of each cell: a boat, water, or unknown.
+#[derive(Clone)]
 struct Knowledge {
     boat: BTreeSet<Cell>,
     water: BTreeSet<Cell>,

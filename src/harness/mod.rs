@@ -39,7 +39,7 @@ pub fn run_scenario(scenario: &Scenario, target: &mut dyn Target) -> ScenarioRes
 }
 
 /// How many checks a step scenario has: each `expect`, each `state` key, each `[end]` key.
-pub fn count_checks(scenario: &Scenario) -> usize {
+fn count_checks(scenario: &Scenario) -> usize {
     scenario
         .steps
         .iter()
@@ -61,14 +61,14 @@ impl Marks {
     }
 
     /// Records a failed check, marked with how it stands to the earlier ones: the same
-    /// check failing again (an outcome: the same answer expected) is the same bug again; after an action answered otherwise
-    /// than the reference, the target's game has departed and this may follow from it.
+    /// check failing again (for an outcome, the same answer expected) is the same bug again;
+    /// after an action answered otherwise than the reference, the target's game has departed
+    /// and this may follow from it.
     fn fail(&mut self, mut d: Divergence) {
         if !self.divergences.is_empty() {
             let again = self.divergences.iter().any(|e| {
-                let word = |x: &str| x.split_whitespace().next().unwrap_or("").to_string();
                 e.check == d.check
-                    && (e.check != "outcome" || word(&e.expected) == word(&d.expected))
+                    && (e.check != "outcome" || first_word(&e.expected) == first_word(&d.expected))
             });
             let departed = self
                 .divergences
@@ -108,6 +108,11 @@ impl Marks {
         r.later = ds.collect();
         r
     }
+}
+
+/// The first word of an expectation (`sunk` of `sunk (ship: Submarine)`).
+fn first_word(s: &str) -> Option<&str> {
+    s.split_whitespace().next()
 }
 
 fn play_steps(scenario: &Scenario, target: &mut dyn Target) -> ScenarioResult {

@@ -220,6 +220,22 @@ class Colab:
         self.game = self.create()
         return {}
 
+    def take(self, given):
+        """Plays on the reference's game from now on: the handout's dict (Step 1: "size",
+        "ships", "shots") with the reference's shots. Keys of the student's own beyond those
+        three stay as its own game left them."""
+        game = dict(self.game) if isinstance(self.game, dict) else {}
+        game["size"] = self.size
+        game["ships"] = {s["name"]: [tuple(c) for c in s["cells"]] for s in given["ships"]}
+        game["shots"] = {tuple(c) for c in given["shots"]}
+        self.game = game
+
+    def saved(self):
+        return self.game
+
+    def restore(self, saved):
+        self.game = saved
+
     def create(self):
         ships = {n: list(c) for n, c in self.cells.items()}
         game = self.sub.call("create_game", self.size, ships)
@@ -233,10 +249,32 @@ class Colab:
         word = self.sub.call("fire", self.game, pos)
         want("fire", word, lambda w: w in self.WORDS, "one of " + ", ".join(map(repr, self.WORDS)))
         answer = {"outcome": word}
+        by = self.blame(word, pos)
+        if by:
+            answer["by"] = by
         if word == "sunk":
             detail(answer, "ship", lambda: want("ship_at", self.sub.call("ship_at", self.game, pos),
                                                 lambda n: isinstance(n, str), "a ship name"))
         return answer
+
+    def blame(self, word, pos):
+        """The helper fire() followed, when its answer is that helper's: "invalid" where the
+        student's is_valid_position says the position is off the board, "hit" on a ship
+        whose shot fire() recorded but the student's is_sunk calls afloat. None otherwise
+        (fire itself decided); a helper that fails here blames nobody."""
+        try:
+            if word == "invalid":
+                if self.sub.call("is_valid_position", self.game, pos) is False:
+                    return "is_valid_position"
+            elif word == "hit":
+                shots = self.game.get("shots")
+                name = self.sub.call("ship_at", self.game, pos)
+                if (isinstance(shots, set) and pos in shots and isinstance(name, str)
+                        and self.sub.call("is_sunk", self.game, name) is False):
+                    return "is_sunk"
+        except StudentError:
+            pass
+        return None
 
     def sunk(self, name):
         return want_bool("is_sunk", self.sub.call("is_sunk", self.game, name))
@@ -396,6 +434,25 @@ class Solo:
         self.called = set()
         return {}
 
+    def take(self, given):
+        """Plays on the reference's fleet from now on: the handout's list of ship tuples
+        (row, column, horizontal, length, hits), hits the set of squares of it hit."""
+        fleet = []
+        for s in given["ships"]:
+            cells = sorted(tuple(c) for c in s["cells"])
+            row, col = cells[0]
+            horizontal = len(cells) == 1 or all(r == row for r, _ in cells)
+            self.names[(row, col, horizontal, len(cells))] = s["name"]
+            fleet.append((row, col, horizontal, len(cells), {tuple(h) for h in s["hits"]}))
+        self.fleet = fleet
+        self.called = {tuple(c) for c in given["shots"]}
+
+    def saved(self):
+        return (self.fleet, set(self.called))
+
+    def restore(self, saved):
+        self.fleet, self.called = saved
+
     def name_of(self, ship):
         want("hit", ship, lambda s: isinstance(s, tuple) and len(s) == 5,
              "a ship tuple (row, column, horizontal, length, hits)")
@@ -430,9 +487,16 @@ class Solo:
              "a tuple (fleet, ship)")
         self.fleet, ship = result
         self.name_of(ship)
+        try:
+            recorded = (r, c) in ship[4]
+        except TypeError:  # hits kept otherwise than as a set: is_sunk decides
+            recorded = True
+        # A ship returned without this hit in its hits: hit() decided the answer, whatever
+        # is_sunk says of it (decision hit-returns-hit-ship).
+        by = {} if recorded else {"by": "hit"}
         if self.sunk(ship):
-            return detail({"outcome": "sunk"}, "ship", lambda: self.kind(ship))
-        return {"outcome": "hit"}
+            return detail(dict(outcome="sunk", **by), "ship", lambda: self.kind(ship))
+        return dict(outcome="hit", **by)
 
     def observe(self, key):
         if key in ("remaining", "sunk"):
@@ -482,13 +546,15 @@ class Solo:
             return {"outcome": "rejected", "reason": "the top-left square is off the ocean"}
         ok = want_bool("ok_to_place_ship_at",
                        self.sub.call("ok_to_place_ship_at", row, col, horizontal, length, self.ships()))
+        # ok_to_place_ship_at decides the answer; place_ship_at's fleet is judged by the
+        # checks after it.
         if not ok:
-            return {"outcome": "rejected"}
+            return {"outcome": "rejected", "by": "ok_to_place_ship_at"}
         fleet = self.sub.call("place_ship_at", row, col, horizontal, length, self.ships())
         want("place_ship_at", fleet, lambda f: isinstance(f, list), "a list of ship tuples")
         self.fleet = fleet
         self.names[(row, col, horizontal, length)] = req["ship"]
-        return {"outcome": "ok"}
+        return {"outcome": "ok", "by": "ok_to_place_ship_at"}
 
     def query(self, req):
         r, c = req["at"]
@@ -532,7 +598,7 @@ class Driver:
             self.game = kind(Submission(self.path, kind.MODULES, kind.FUNCTIONS))
             self.game.sub.load()
             return {"protocol": PROTOCOL, "driver": "broadside-python/1",
-                    "module": self.game.sub.why}
+                    "module": self.game.sub.why, "given": True}
         if self.game is None:
             raise StudentError("protocol", "`hello` must come first")
         if op == "new_game":
@@ -540,12 +606,26 @@ class Driver:
             # from the same seed (random placements, a random shot order).
             random.seed(RANDOM_SEED)
             return self.game.new_game(req["rules"], req["setup"])
+        given = req.get("given")
         if op == "observe":
-            return {"state": {k: self.game.observe(k) for k in req["keys"]}}
+            on_given = set(req.get("given_keys", [])) if given is not None else set()
+            return {"state": {k: self.on_given(given, k) if k in on_given else self.game.observe(k)
+                              for k in req["keys"]}}
         method = getattr(self.game, op, None)
-        if method is None or op.startswith("_"):
+        if method is None or op.startswith("_") or op in ("take", "saved", "restore"):
             raise StudentError("unsupported", "this assignment has no `{}`".format(op))
+        if given is not None:
+            self.game.take(given)
         return method(req)
+
+    def on_given(self, given, key):
+        """Asks `key` of the reference's state, then goes back to the game as it was."""
+        saved = self.game.saved()
+        try:
+            self.game.take(given)
+            return self.game.observe(key)
+        finally:
+            self.game.restore(saved)
 
     def answer(self, req):
         rid = req.get("id")

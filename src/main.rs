@@ -99,6 +99,18 @@ enum Command {
     /// List the bundled assignments and their published scenarios.
     #[command(after_help = "Example:\n  broadside list")]
     List,
+    /// Print a published scenario, as reports name it (`ASSIGNMENT/NAME`), its lines
+    /// numbered as reports cite them.
+    #[command(
+        after_help = "Examples:\n  broadside show colab-6x6/01-handout-example\n  broadside show solo-10x10/04-played-game --raw > my-copy.toml\n\nExit codes: 0 shown, 2 no such scenario."
+    )]
+    Show {
+        /// `ASSIGNMENT/NAME`, e.g. `colab-6x6/01-handout-example`.
+        name: String,
+        /// The file as it is, without line numbers (to save and edit).
+        #[arg(long)]
+        raw: bool,
+    },
     /// Validate specs and scenarios without running a target.
     #[command(
         after_help = "Examples:\n  broadside check specs fixtures/scenarios\n  broadside check my-scenario.toml --spec my-7x7.toml\n\nExit codes: 0 all valid, 2 some input is wrong."
@@ -518,6 +530,24 @@ fn real_main(cli: Cli) -> anyhow::Result<u8> {
         Command::Grade(args) => cli::grade::grade(args),
         Command::Merge { shards, out } => cli::grade::merge(&shards, &out),
         Command::Fuzz(args) => fuzz(args),
+        Command::Show { name, raw } => match broadside::published::show(&name) {
+            Ok((path, text)) => {
+                let mut out = anstream::stdout();
+                if raw {
+                    write!(out, "{text}")?;
+                } else {
+                    writeln!(out, "# {path}")?;
+                    for (i, line) in text.lines().enumerate() {
+                        writeln!(out, "{:>4} | {line}", i + 1)?;
+                    }
+                }
+                Ok(exit::PASSED)
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                Ok(exit::BAD_INPUT)
+            }
+        },
         Command::List => {
             let specs = broadside::spec::SpecSet::builtin();
             let mut out = anstream::stdout();

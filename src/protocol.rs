@@ -8,7 +8,7 @@ use crate::cell::{Cell, RawCell};
 use crate::engine::{Answer, Outcome, QueryValue};
 use crate::scenario::{Action, Setup};
 use crate::spec::{Rules, StateKey};
-use crate::target::Observed;
+use crate::target::{Call, Observed};
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -85,6 +85,30 @@ pub fn action(id: u64, action: &Action, rules: &Rules) -> Value {
 /// `observe` for some state keys.
 pub fn observe(id: u64, keys: &[StateKey]) -> Value {
     json!({"id": id, "op": "observe", "keys": keys})
+}
+
+/// One call of a scenario as a request: an action or an `observe`, with the reference's
+/// state in `given` (and, for `observe`, the keys to ask of it in `given_keys`) where the
+/// harness hands it over.
+pub fn call(id: u64, call: &Call, rules: &Rules) -> Value {
+    let (mut v, given) = match call {
+        Call::Act { action: a, given } => (action(id, a, rules), given),
+        Call::Observe {
+            keys,
+            given,
+            given_keys,
+        } => {
+            let mut v = observe(id, keys);
+            if given.is_some() {
+                v["given_keys"] = json!(given_keys);
+            }
+            (v, given)
+        }
+    };
+    if let Some(g) = given {
+        v["given"] = json!(g);
+    }
+    v
 }
 
 /// `batch`: many requests in one line, answered in one line.

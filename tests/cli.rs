@@ -468,3 +468,58 @@ fn raw_pairs_boolean_and_player_lists_and_a_second_ship_of_a_length_load_and_pas
         "{err}"
     );
 }
+
+#[test]
+fn show_prints_a_published_scenario_as_reports_name_it() {
+    let out = broadside()
+        .args(["show", "colab-6x6/01-handout-example"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let file =
+        std::fs::read_to_string("fixtures/scenarios/colab-6x6/01-handout-example.toml").unwrap();
+    // Numbered as reports cite lines: line 1 is the file's first line.
+    assert!(text.contains(&format!("   1 | {}", file.lines().next().unwrap())));
+    let raw = broadside()
+        .args(["show", "colab-6x6/01-handout-example", "--raw"])
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8(raw.stdout).unwrap(), file);
+    // A dialogue scenario by its name, its folder left out.
+    broadside()
+        .args(["show", "solo-10x10/04-played-game"])
+        .assert()
+        .success();
+    let wrong = broadside()
+        .args(["show", "colab-6x6/99-nothing"])
+        .output()
+        .unwrap();
+    assert_eq!(wrong.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&wrong.stderr).contains("colab-6x6/01-handout-example"));
+}
+
+#[test]
+fn the_report_opens_with_the_function_at_fault_and_names_published_scenarios() {
+    let out = broadside()
+        .args([
+            "run",
+            "--assignment",
+            "colab-6x6",
+            "--target",
+            "python:fixtures/submissions/colab-6x6/remaining-sorted",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let first = text.lines().next().unwrap();
+    assert!(first.starts_with("remaining_ships fails"), "{first}");
+    assert!(first.contains("Step 6: \"Return a list"), "{first}");
+    assert!(
+        text.contains("FAIL  colab-6x6/01-handout-example"),
+        "{text}"
+    );
+    assert!(text.contains("remaining (remaining_ships): expected"));
+    assert!(text.contains("legend: ■ ship, × hit, ✓ sunk, · miss, . untried"));
+    assert!(text.contains("`broadside show NAME`"));
+}

@@ -224,3 +224,74 @@ fn the_module_is_found_by_its_name_one_folder_down_or_by_its_functions() {
         f.message
     );
 }
+
+/// Handing each function the reference's state (the spec's `[checks]`, `given =
+/// "reference"`): a `fire` that forgets to record a shot that hits fails its sinking shots
+/// alone (each judged on the reference's game), while the same scenario played end to end
+/// (`given = "own"`) also fails `remaining` and `sunk`, which follow from the shots it lost.
+#[test]
+fn a_function_handed_the_reference_state_fails_alone() {
+    let specs = SpecSet::builtin();
+    let (path, text) = broadside::published::files("colab-6x6")
+        .into_iter()
+        .find(|(p, _)| p.ends_with("08-remaining-fleet-order.toml"))
+        .unwrap();
+    let independent =
+        broadside::scenario::parse(&broadside::diag::Source::new(path.clone(), text), &specs)
+            .unwrap();
+    let own_text = text.replacen("\ntags = ", "\ngiven = \"own\"\ntags = ", 1);
+    assert_ne!(
+        own_text, text,
+        "the scenario has a tags line to put `given` before"
+    );
+    let own = broadside::scenario::parse(
+        &broadside::diag::Source::new(path, own_text.as_str()),
+        &specs,
+    )
+    .unwrap();
+    let dir = std::env::temp_dir().join(format!("broadside-given-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let correct =
+        std::fs::read_to_string("fixtures/submissions/colab-6x6/correct/battleship.py").unwrap();
+    // Records a shot only when it misses.
+    let forgetful = correct.replacen(
+        "    game[\"shots\"].add(position)\n    name = ship_at(game, position)\n    if name is None:\n",
+        "    name = ship_at(game, position)\n    if name is None:\n        game[\"shots\"].add(position)\n",
+        1,
+    );
+    assert_ne!(
+        forgetful, correct,
+        "the correct sample's fire() has the lines to change"
+    );
+    std::fs::write(dir.join("battleship.py"), forgetful).unwrap();
+    let results = run_all(&[independent, own], &mut target(dir.to_str().unwrap()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let failed = |r: &ScenarioResult| -> Vec<(String, bool)> {
+        r.divergence
+            .iter()
+            .chain(&r.later)
+            .map(|d| (d.check.clone(), d.given))
+            .collect()
+    };
+    let alone = failed(&results[0]);
+    assert!(!alone.is_empty(), "the bug must show");
+    assert!(
+        alone
+            .iter()
+            .all(|(check, given)| check == "outcome" && *given),
+        "judged on the reference's game, only fire's sinking shots fail: {alone:?}"
+    );
+    let end_to_end = failed(&results[1]);
+    assert!(
+        end_to_end.iter().any(|(check, _)| check == "remaining"),
+        "on the student's own game the lost shots also fail the state checks: {end_to_end:?}"
+    );
+    assert!(end_to_end.iter().all(|(_, given)| !given));
+    assert!(results[0].points > results[1].points);
+    // Every failure names the function it judges.
+    for r in &results {
+        for d in r.divergence.iter().chain(&r.later) {
+            assert!(d.function.is_some(), "{}: {d:?}", r.path);
+        }
+    }
+}

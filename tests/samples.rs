@@ -35,6 +35,10 @@ struct Expected {
     /// The TA's reasoning for `score`.
     #[serde(default)]
     why: Option<String>,
+    /// The feedback's first line: it starts with `lead[0]` (the function at fault) and
+    /// holds `lead[1]` (the handout's rule, quoted from the spec).
+    #[serde(default)]
+    lead: Option<[String; 2]>,
 }
 
 /// `kind`: the target kind for the samples (`python`, `haskell`); `at_least`: how many samples
@@ -103,6 +107,16 @@ fn check(assignment: &str, kind: &str, at_least: usize) {
                 problems.push(format!(
                     "{name}: scored {got:.3} of the suite, outside the TA's band [{lo}, {hi}] ({})",
                     want.why.as_deref().unwrap_or("")
+                ));
+            }
+        }
+        if let Some([function, rule]) = &want.lead {
+            let report = broadside::report::Report::new(name.clone(), all.clone());
+            let text = broadside::report::to_text(&report, false);
+            let first = text.lines().next().unwrap_or_default();
+            if !first.starts_with(function.as_str()) || !first.contains(rule.as_str()) {
+                problems.push(format!(
+                    "{name}: the feedback's first line should start with `{function}` and quote `{rule}`; it is: {first}"
                 ));
             }
         }

@@ -38,6 +38,11 @@ pub trait DialogueDriver: Sync {
     /// Checks that a plan can be played in its order. Errors: the index of the first move
     /// that cannot, and why.
     fn check_plan(&self, moves: &[&str]) -> Result<(), (usize, String)>;
+    /// What the report names as the code at fault for a failed rule: the handout's entry
+    /// point (solo-10x10's `main`), or the program as a whole.
+    fn entry(&self) -> &'static str {
+        "the program"
+    }
     /// The rules a plan judges (its marking sheet), in the order the sheet lists them.
     fn judged(&self, plan: &Dialogue, scenario: &Scenario) -> Vec<&'static str>;
     /// Plays one game of `plan` with `program`, noting what it sees on `sheet`.
@@ -173,6 +178,7 @@ pub fn run(scenario: &Scenario, target: &dyn Target) -> ScenarioResult {
         ..Progress::default()
     };
     let mut sheet = Sheet::new(driver.rules(), &driver.judged(plan, scenario));
+    sheet.entry = driver.entry();
     let played = driver.play(scenario, plan, &program, &mut at, &mut sheet);
     let tail = played.talk.as_ref().map(Talk::tail).unwrap_or_default();
     let leftovers = played.talk.map(Talk::finish).unwrap_or_default();
@@ -228,7 +234,7 @@ pub fn run(scenario: &Scenario, target: &dyn Target) -> ScenarioResult {
                         .clone()
                         .or_else(|| (!tail.is_empty()).then(|| tail.clone())),
                     board: at.board.clone(),
-                    follows: None,
+                    ..Divergence::default()
                 });
             }
             (None, Some(cut))

@@ -39,6 +39,8 @@ pub struct Sheet {
     rows: Vec<Row>,
     /// The input conventions the program needed, for the report.
     pub conventions: Vec<String>,
+    /// What a failure names as at fault ([`super::DialogueDriver::entry`]).
+    pub entry: &'static str,
 }
 
 impl Sheet {
@@ -63,6 +65,7 @@ impl Sheet {
         Sheet {
             rows,
             conventions: Vec::new(),
+            entry: "the program",
         }
     }
 
@@ -101,11 +104,13 @@ impl Sheet {
         actual: impl Into<String>,
         tail: String,
     ) {
+        let entry = self.entry;
         let Some(r) = self.row(id) else { return };
         if r.failure.is_some() {
             r.more += 1;
             return;
         }
+        let clause = format!("{} — {}", r.rule.title, r.rule.clause);
         let conversation = at.output.is_none() && !tail.is_empty();
         let output = at
             .output
@@ -122,7 +127,9 @@ impl Sheet {
             conversation,
             output,
             board: at.board.clone(),
-            follows: None,
+            function: Some(entry.to_string()),
+            clause: Some(clause),
+            ..Divergence::default()
         });
     }
 

@@ -96,6 +96,9 @@ impl DialogueDriver for Driver {
     fn assignment(&self) -> &'static str {
         "solo-10x10"
     }
+    fn entry(&self) -> &'static str {
+        "main"
+    }
     fn moves(&self) -> &'static [&'static str] {
         &MOVES
     }

@@ -17,9 +17,9 @@ pub use compare::{
 
 use crate::engine::Game;
 use crate::report::{Divergence, Follows, ScenarioResult, Status};
-use crate::scenario::{Check, Credit, Scenario};
-use crate::spec::StateKey;
-use crate::target::{Call, Fault, FaultKind, Replied, Reply, Target, reference};
+use crate::scenario::{Action, Check, Credit, Scenario};
+use crate::spec::{Given, StateKey};
+use crate::target::{Call, Fault, FaultKind, GivenState, Replied, Reply, Target, reference};
 use std::collections::BTreeMap;
 
 /// Plays one scenario on `target`: a dialogue scenario with a fresh run of the target's
@@ -66,17 +66,27 @@ impl Marks {
     /// and this may follow from it.
     fn fail(&mut self, mut d: Divergence) {
         if !self.divergences.is_empty() {
-            let again = self.divergences.iter().any(|e| {
+            let again = self.divergences.iter().find(|e| {
                 e.check == d.check
                     && (e.check != "outcome" || first_word(&e.expected) == first_word(&d.expected))
             });
-            let departed = self
-                .divergences
-                .iter()
-                .any(|e| e.check == "outcome" && e.step < d.step);
-            d.follows = if again {
-                Some(Follows::Again)
-            } else if departed {
+            // An action answered otherwise, earlier or at this very step (for a state
+            // check after it).
+            // An action answered otherwise: earlier, at this very step (for a state check
+            // after it), or at any step (for an `[end]` check).
+            let departed = self.divergences.iter().any(|e| {
+                e.check == "outcome"
+                    && (d.step.is_none()
+                        || e.step < d.step
+                        || (e.step == d.step && d.check != "outcome"))
+            });
+            d.follows = if let Some(e) = again {
+                // The same again, of a consequence, is a consequence still.
+                Some(match e.follows {
+                    Some(Follows::Consequence) => Follows::Consequence,
+                    _ => Follows::Again,
+                })
+            } else if departed && !d.given {
                 Some(Follows::Consequence)
             } else {
                 None
@@ -115,6 +125,139 @@ fn first_word(s: &str) -> Option<&str> {
     s.split_whitespace().next()
 }
 
+/// Which checks of a scenario hand the student's function the reference's state: the
+/// spec's `[checks]` decides per kind, unless the scenario plays end to end (`given =
+/// "own"`) or the target cannot take it.
+struct Handing<'a> {
+    rules: &'a crate::spec::Rules,
+    on: bool,
+}
+
+impl Handing<'_> {
+    fn new<'a>(scenario: &'a Scenario, target: &dyn Target) -> Handing<'a> {
+        Handing {
+            rules: &scenario.rules,
+            on: scenario.given.is_none() && target.takes_given(),
+        }
+    }
+
+    fn hands(&self, kind: &str) -> bool {
+        self.on && self.rules.given(kind) == Given::Reference
+    }
+}
+
+/// The calls of a step scenario, each with the reference's state where it is handed over:
+/// before an action, the state the action starts from; for questions, the state after it.
+fn plan_calls<'a>(scenario: &'a Scenario, handing: &Handing) -> Result<Vec<Call<'a>>, Fault> {
+    let mut pre = crate::target::Reference::start(&scenario.rules, &scenario.setup)?;
+    let observe = |checks: &[Check], pre: &Game| {
+        let keys: Vec<StateKey> = checks.iter().map(|c| c.key).collect();
+        let given_keys: Vec<StateKey> = keys
+            .iter()
+            .copied()
+            .filter(|k| handing.hands(k.name()))
+            .collect();
+        Call::Observe {
+            keys,
+            given: (!given_keys.is_empty()).then(|| GivenState::of(pre)),
+            given_keys,
+        }
+    };
+    let mut calls = Vec::new();
+    for step in &scenario.steps {
+        let given = handing
+            .hands(step.action.kind())
+            .then(|| GivenState::of(&pre));
+        reference::act(&mut pre, &step.action);
+        calls.push(Call::Act {
+            action: &step.action,
+            given,
+        });
+        if !step.checks.is_empty() {
+            calls.push(observe(&step.checks, &pre));
+        }
+    }
+    if !scenario.end.is_empty() {
+        calls.push(observe(&scenario.end, &pre));
+    }
+    Ok(calls)
+}
+
+/// The student function an action's answer judges, and the handout's words for the answer
+/// the reference gave. For a shot: the function the driver says decided it, else the one
+/// the spec names for where the answers part (a hit answered `sunk`: `sinking`; the right
+/// word with the wrong ship: `detail`), else the spec's `function`.
+fn judged_action(
+    rules: &crate::spec::Rules,
+    action: &Action,
+    by: Option<&str>,
+    reference: &crate::engine::Answer,
+    expect: &crate::scenario::Expect,
+    actual: Option<&crate::engine::Answer>,
+) -> (Option<String>, Option<String>) {
+    use crate::engine::Outcome::{Hit, Sunk};
+    let row = rules.check_rule(action.kind());
+    let event_clause = reference
+        .event
+        .and_then(|e| rules.event(e))
+        .map(|r| r.clause.clone());
+    match action {
+        Action::Query { name, .. } => {
+            let q = rules.query(name);
+            (q.map(|q| q.function.clone()), q.map(|q| q.clause.clone()))
+        }
+        Action::Probe { name } => {
+            let p = rules.probes.iter().find(|p| &p.name == name);
+            (
+                p.map(|p| p.functions.join(", ")),
+                p.map(|p| p.clause.clone()),
+            )
+        }
+        Action::RandomLayouts { .. } => {
+            (rules.random_layout.clone(), row.map(|r| r.clause.clone()))
+        }
+        _ => {
+            // Where the answers part: a hit told from a sinking, or the right word with
+            // the wrong detail (the ship a sinking names, `[checks.ship]`).
+            let wanted = |o| expect.outcomes.contains(&o);
+            let named = match actual.map(|a| a.outcome) {
+                Some(got) if wanted(got) => rules.check_rule("ship").map(|r| r.function.clone()),
+                Some(Sunk) if wanted(Hit) => row.and_then(|r| r.sinking.clone()),
+                Some(Hit) if wanted(Sunk) => row.and_then(|r| r.sinking.clone()),
+                _ => None,
+            };
+            let function = by
+                .map(String::from)
+                .or(named)
+                .or_else(|| row.map(|r| r.function.clone()));
+            // The clause of the row that names the function at fault, if it is another's.
+            let own = function
+                .as_deref()
+                .filter(|f| Some(*f) != row.map(|r| r.function.as_str()))
+                .and_then(|f| {
+                    let checks = rules.checks.iter().find(|c| c.function == f);
+                    let queries = rules.queries.iter().find(|q| q.function == f);
+                    checks
+                        .map(|c| c.clause.clone())
+                        .or_else(|| queries.map(|q| q.clause.clone()))
+                });
+            let clause = own
+                .or(event_clause)
+                .or_else(|| row.map(|r| r.clause.clone()));
+            (function, clause)
+        }
+    }
+}
+
+/// The student function a state check judges and its clause (`[checks.KEY]`).
+fn judged_state(rules: &crate::spec::Rules, key: StateKey) -> (Option<String>, Option<String>) {
+    let row = rules.check_rule(key.name());
+    (
+        row.map(|r| r.function.clone()),
+        row.map(|r| r.clause.clone()),
+    )
+}
+
 fn play_steps(scenario: &Scenario, target: &mut dyn Target) -> ScenarioResult {
     let rules = &scenario.rules;
     let mut result = ScenarioResult::new(scenario);
@@ -131,17 +274,12 @@ fn play_steps(scenario: &Scenario, target: &mut dyn Target) -> ScenarioResult {
     if let Err(f) = target.new_game(rules, &scenario.setup) {
         return marks.finish(result.errored(f, None));
     }
-    let keys = |checks: &[Check]| -> Vec<StateKey> { checks.iter().map(|c| c.key).collect() };
-    let mut calls = Vec::new();
-    for step in &scenario.steps {
-        calls.push(Call::Act(&step.action));
-        if !step.checks.is_empty() {
-            calls.push(Call::Observe(keys(&step.checks)));
-        }
-    }
-    if !scenario.end.is_empty() {
-        calls.push(Call::Observe(keys(&scenario.end)));
-    }
+    let handing = Handing::new(scenario, &*target);
+    let legend = rules.display.legend(rules.items.iter().any(|i| i.grenade));
+    let calls = match plan_calls(scenario, &handing) {
+        Ok(c) => c,
+        Err(f) => return marks.finish(result.errored(f, None)),
+    };
     let mut replies = target.play(&calls).into_iter();
     let mut next = |step: Option<usize>| -> Result<Replied, Stop> {
         match replies.next() {
@@ -161,50 +299,65 @@ fn play_steps(scenario: &Scenario, target: &mut dyn Target) -> ScenarioResult {
         result.steps_run = number;
         // A value of the wrong kind (`fire` returned None) fails that check alone: the
         // student's code ran and the game goes on. Any other fault ends the scenario.
-        let (answer, output) = match next(Some(number)) {
+        let (answer, output, by) = match next(Some(number)) {
             Ok(Replied {
                 reply: Reply::Answer(a),
                 output,
-            }) => (Ok(a), output),
+                by,
+            }) => (Ok(a), output, by),
             Ok(_) => return marks.finish(Stop::protocol(Some(number)).finish(result)),
-            Err(Stop::Faulted(f, _)) if f.kind == FaultKind::Type => (Err(f), String::new()),
+            Err(Stop::Faulted(f, _)) if f.kind == FaultKind::Type => (Err(f), String::new(), None),
             Err(stop) => return marks.finish(stop.finish(result)),
         };
-        reference::act(&mut shadow, &step.action);
+        let expected_answer = reference::act(&mut shadow, &step.action);
         let action = step.action.describe(rules);
         let divergence =
-            |check: String, expected: String, actual: String, output: &str, shadow: &Game| {
-                Divergence {
-                    step: Some(number),
-                    line: step.line,
-                    action: action.clone(),
-                    check,
-                    expected,
-                    actual,
-                    note: step.note.clone(),
-                    output: (!output.is_empty()).then(|| output.to_string()),
-                    conversation: false,
-                    board: shadow.render(true),
-                    follows: None,
-                }
+            |check: String, expected: String, actual: String, output: &str| Divergence {
+                step: Some(number),
+                line: step.line,
+                action: action.clone(),
+                check,
+                expected,
+                actual,
+                note: step.note.clone(),
+                output: (!output.is_empty()).then(|| output.to_string()),
+                board: shadow.render(true),
+                legend: Some(legend.clone()),
+                ..Divergence::default()
             };
         if let Some(expect) = &step.expect {
-            match &answer {
-                Ok(a) if matches_answer(expect, a) => marks.pass(),
-                Ok(a) => marks.fail(divergence(
+            let (function, clause) = judged_action(
+                rules,
+                &step.action,
+                by.as_deref(),
+                &expected_answer,
+                expect,
+                answer.as_ref().ok(),
+            );
+            let given = handing.hands(step.action.kind());
+            let d = match &answer {
+                Ok(a) if matches_answer(expect, a) => None,
+                Ok(a) => Some(divergence(
                     "outcome".into(),
                     describe_expect(expect, rules),
                     describe_answer(a, rules),
                     &output,
-                    &shadow,
                 )),
-                Err(f) => marks.fail(divergence(
+                Err(f) => Some(divergence(
                     "outcome".into(),
                     describe_expect(expect, rules),
                     f.message.clone(),
                     "",
-                    &shadow,
                 )),
+            };
+            match d {
+                None => marks.pass(),
+                Some(d) => marks.fail(Divergence {
+                    function,
+                    clause,
+                    given,
+                    ..d
+                }),
             }
         }
         if step.checks.is_empty() {
@@ -214,36 +367,32 @@ fn play_steps(scenario: &Scenario, target: &mut dyn Target) -> ScenarioResult {
             Ok(Replied {
                 reply: Reply::State(s),
                 ..
-            }) => s,
+            }) => Ok(s),
             Ok(_) => return marks.finish(Stop::protocol(Some(number)).finish(result)),
-            Err(Stop::Faulted(f, _)) if f.kind == FaultKind::Type => {
-                for check in &step.checks {
-                    marks.fail(Divergence {
-                        line: check.line,
-                        ..divergence(
-                            check.key.name().to_string(),
-                            describe_expected(&check.expected, rules),
-                            f.message.clone(),
-                            "",
-                            &shadow,
-                        )
-                    });
-                }
-                continue;
-            }
+            Err(Stop::Faulted(f, _)) if f.kind == FaultKind::Type => Err(f),
             Err(stop) => return marks.finish(stop.finish(result)),
         };
-        for (check, observed) in judge(&step.checks, &state, &mut marks) {
-            let d = divergence(
-                check.key.name().to_string(),
-                describe_expected(&check.expected, rules),
-                describe_observed(observed, rules),
-                &output,
-                &shadow,
-            );
+        let failed: Vec<(&Check, String)> = match &state {
+            Ok(state) => judge(&step.checks, state, &mut marks)
+                .into_iter()
+                .map(|(c, o)| (c, describe_observed(o, rules)))
+                .collect(),
+            Err(f) => step.checks.iter().map(|c| (c, f.message.clone())).collect(),
+        };
+        for (check, actual) in failed {
+            let (function, clause) = judged_state(rules, check.key);
+            let shown = if state.is_ok() { output.as_str() } else { "" };
             marks.fail(Divergence {
                 line: check.line,
-                ..d
+                function,
+                clause,
+                given: handing.hands(check.key.name()),
+                ..divergence(
+                    check.key.name().to_string(),
+                    describe_expected(&check.expected, rules),
+                    actual,
+                    shown,
+                )
             });
         }
     }
@@ -257,6 +406,7 @@ fn play_steps(scenario: &Scenario, target: &mut dyn Target) -> ScenarioResult {
             Err(Stop::Faulted(f, _)) => return marks.finish(result.errored_at_end(f)),
         };
         for (check, observed) in judge(&scenario.end, &state, &mut marks) {
+            let (function, clause) = judged_state(rules, check.key);
             marks.fail(Divergence {
                 step: None,
                 line: check.line,
@@ -264,11 +414,12 @@ fn play_steps(scenario: &Scenario, target: &mut dyn Target) -> ScenarioResult {
                 check: check.key.name().to_string(),
                 expected: describe_expected(&check.expected, rules),
                 actual: describe_observed(observed, rules),
-                note: None,
-                output: None,
-                conversation: false,
                 board: shadow.render(true),
-                follows: None,
+                legend: Some(legend.clone()),
+                function,
+                clause,
+                given: handing.hands(check.key.name()),
+                ..Divergence::default()
             });
         }
     }

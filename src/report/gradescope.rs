@@ -90,6 +90,15 @@ pub fn gradescope(report: &Report, hidden: HiddenResults) -> Results {
         s.max_points,
         scaled(s)
     );
+    // The cause first: one line per student function at fault (visible failures only).
+    let causes = super::causes::causes(&student);
+    if !causes.is_empty() {
+        output.push('\n');
+    }
+    for c in &causes {
+        output.push_str(&super::causes::line(c, c.scenario.name()));
+        output.push('\n');
+    }
     // A submission that fails every scenario the same way (it cannot be imported or built):
     // say so once at the top, where a student looks first.
     let faults: Vec<&crate::target::Fault> = report

@@ -4,6 +4,7 @@
 //! Reports are deterministic: the same inputs give the same bytes, except the timing fields
 //! (`elapsed_ms`, Gradescope's `execution_time`, JUnit's `time`).
 
+pub mod causes;
 mod gradescope;
 mod json;
 mod junit;

@@ -69,6 +69,11 @@ pub enum Status {
 pub struct ScenarioResult {
     /// The scenario file, as given on the command line.
     pub path: String,
+    /// For a published scenario (one built into broadside, unchanged): its name as
+    /// `broadside show` takes it, `ASSIGNMENT/FILE-STEM` (e.g. `colab-6x6/01-handout-example`),
+    /// so a student without the files can read it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub published: Option<String>,
     pub assignment: String,
     pub mode: String,
     pub title: String,
@@ -198,7 +203,7 @@ pub fn round_to(v: f64, places: i32) -> f64 {
 }
 
 /// Where and how a target first differed from the scenario.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
 pub struct Divergence {
     /// 1-based step number; `None` for the `[end]` checks.
     pub step: Option<usize>,
@@ -223,9 +228,24 @@ pub struct Divergence {
     pub conversation: bool,
     /// The board after the step as the reference plays it, ships shown, row 0 first.
     pub board: Vec<String>,
+    /// What each glyph of `board` means (the handout's alphabet).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub legend: Option<String>,
     /// For a divergence after a scenario's first: how it stands to the earlier ones.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub follows: Option<Follows>,
+    /// The student function the check judges (the spec's `[checks]`, or the function the
+    /// driver says decided the answer), e.g. `remaining_ships`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub function: Option<String>,
+    /// The handout's words for what the answer should have been (the event's clause for an
+    /// outcome, the `[checks]` row's for a state key).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clause: Option<String>,
+    /// The function was handed the reference's state for this check, not its own: the
+    /// divergence is that function's alone, whatever happened before.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub given: bool,
 }
 
 /// How a later divergence stands to the earlier ones of its scenario, so that a student
@@ -241,10 +261,16 @@ pub enum Follows {
 }
 
 impl ScenarioResult {
+    /// How a reader names the scenario: its published name, else its path.
+    pub fn name(&self) -> &str {
+        self.published.as_deref().unwrap_or(&self.path)
+    }
+
     /// A result not yet decided (status `error` until the harness says otherwise).
     pub fn new(s: &Scenario) -> ScenarioResult {
         ScenarioResult {
             path: s.source.path.clone(),
+            published: crate::published::name_of(&s.source.path, &s.source.text),
             assignment: s.assignment.clone(),
             mode: s.rules.mode.clone(),
             title: s.title.clone(),

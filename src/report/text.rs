@@ -19,6 +19,14 @@ pub fn to_text(report: &Report, color: bool) -> String {
     let red = Style::new().fg_color(Some(AnsiColor::Red.into())).bold();
     let yellow = Style::new().fg_color(Some(AnsiColor::Yellow.into())).bold();
     let mut out = String::new();
+    // The cause first: one line per student function at fault, across every scenario.
+    let causes = super::causes::causes(report);
+    for c in &causes {
+        let _ = writeln!(out, "{}", clean(&super::causes::line(c, c.scenario.name())));
+    }
+    if !causes.is_empty() {
+        let _ = writeln!(out);
+    }
     let mut shown_faults = std::collections::BTreeSet::new();
     for r in &report.scenarios {
         let word = match r.status {
@@ -29,7 +37,7 @@ pub fn to_text(report: &Report, color: bool) -> String {
         let _ = writeln!(
             out,
             "{word} {} — {} ({}/{})",
-            clean(&r.path),
+            clean(r.name()),
             clean(&r.title),
             r.points,
             r.max_points
@@ -67,6 +75,21 @@ pub fn to_text(report: &Report, color: bool) -> String {
     }
     for n in &report.notes {
         let _ = writeln!(out, "note: {}", clean(n));
+    }
+    if report
+        .scenarios
+        .iter()
+        .any(|r| r.published.is_some() && r.status != Status::Passed && !r.details_hidden)
+    {
+        let _ = writeln!(
+            out,
+            "note: `broadside show NAME` prints a published scenario (e.g. `broadside show {}`), its lines numbered",
+            report
+                .scenarios
+                .iter()
+                .find_map(|r| r.published.as_deref())
+                .unwrap_or_default()
+        );
     }
     let s = &report.summary;
     let noun = if s.scenarios == 1 {
@@ -136,13 +159,32 @@ pub fn details(r: &ScenarioResult) -> String {
                     expected.get(i).map(|r| r.trim_end()) != actual.get(i).map(|r| r.trim_end())
                 })
                 .collect();
-            let _ = writeln!(out, "{}: expected", d.check);
+            let check = checked(d);
+            let _ = writeln!(out, "{check}: expected");
             frame(&mut out, &expected, &differs, width);
-            let _ = writeln!(out, "{}  but got", " ".repeat(d.check.len()));
+            let _ = writeln!(out, "{}  but got", " ".repeat(check.chars().count()));
             frame(&mut out, &actual, &differs, width);
         } else {
-            let _ = writeln!(out, "{}: expected {}", d.check, d.expected);
-            let _ = writeln!(out, "{}  but got {}", " ".repeat(d.check.len()), d.actual);
+            let check = checked(d);
+            let _ = writeln!(out, "{check}: expected {}", d.expected);
+            let _ = writeln!(
+                out,
+                "{}  but got {}",
+                " ".repeat(check.chars().count()),
+                d.actual
+            );
+        }
+        // A dialogue's sheet quotes each rule's clause itself.
+        if let Some(c) = d.clause.as_ref().filter(|_| r.rules.is_empty()) {
+            let _ = writeln!(out, "the handout: {}", clean(c));
+        }
+        if d.given
+            && let Some(f) = &d.function
+        {
+            let _ = writeln!(
+                out,
+                "judged alone: {f} was handed the reference's state for this step"
+            );
         }
         if let Some(n) = &d.note {
             let _ = writeln!(out, "note: {}", clean(n));
@@ -166,6 +208,9 @@ pub fn details(r: &ScenarioResult) -> String {
                 &[],
                 width,
             );
+            if let Some(l) = &d.legend {
+                let _ = writeln!(out, "legend: {}", clean(l));
+            }
         }
     }
     later_divergences(&mut out, r);
@@ -210,7 +255,7 @@ fn later_divergences(out: &mut String, r: &ScenarioResult) {
             "also {at} (line {}): {} — {}: expected {}, got {}{why}",
             d.line,
             clean(&d.action),
-            d.check,
+            checked(d),
             one_line(&d.expected),
             one_line(&d.actual)
         );
@@ -241,6 +286,14 @@ fn tally(out: &mut String, r: &ScenarioResult) {
         );
     }
     let _ = writeln!(out);
+}
+
+/// The check with the function it judges: `remaining (remaining_ships)`.
+fn checked(d: &super::Divergence) -> String {
+    match &d.function {
+        Some(f) => format!("{} ({f})", d.check),
+        None => d.check.clone(),
+    }
 }
 
 /// A value on one line: a board's rows joined by ` / `.

@@ -107,6 +107,18 @@ impl Cx<'_> {
                 Visibility::Visible
             }
         };
+        let given = match raw.given.as_ref().map(|g| (g.get_ref().as_str(), g.span())) {
+            None => None,
+            Some(("own", _)) => Some(crate::spec::Given::Own),
+            Some((other, span)) => {
+                self.err(
+                    span,
+                    format!("unknown given `{other}`"),
+                    "`own` (the spec's `[checks]` decides the rest)",
+                );
+                None
+            }
+        };
         // Filled in below: the game (`setup`, `steps`, `end`) or the `dialogue`.
         let mut scenario = Scenario {
             source: self.source.clone(),
@@ -116,6 +128,7 @@ impl Cx<'_> {
             points,
             max_score: f64::from(points),
             credit: Credit::default(),
+            given,
             visibility,
             tags: raw.tags.clone(),
             rules: rules.clone(),

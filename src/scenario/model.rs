@@ -41,6 +41,9 @@ pub struct Scenario {
     pub visibility: Visibility,
     /// How a scenario not passed is credited (the suite's `credit`).
     pub credit: Credit,
+    /// `given = "own"`: every function plays on the student's own state, end to end, even
+    /// where the spec's `[checks]` hands it the reference's (`None`: as the spec says).
+    pub given: Option<crate::spec::Given>,
     pub tags: Vec<String>,
     pub setup: Setup,
     pub steps: Vec<Step>,
@@ -127,6 +130,19 @@ pub enum Action {
 }
 
 impl Action {
+    /// The step kind, as a spec's `[checks]` table names it (`fire`, `place`, `query`, …).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Action::Fire { .. } => "fire",
+            Action::Drone { .. } => "drone",
+            Action::Missile { .. } => "missile",
+            Action::Place { .. } => "place",
+            Action::Query { .. } => "query",
+            Action::Probe { .. } => "probe",
+            Action::RandomLayouts { .. } => "random_layouts",
+        }
+    }
+
     /// A short description in the assignment's notation, e.g. `fire B3`.
     pub fn describe(&self, rules: &Rules) -> String {
         let n = rules.notation;
@@ -150,15 +166,37 @@ impl Action {
             Action::Query { name, at, .. } => format!("query {name} {}", n.format(*at)),
             Action::Probe { name } => format!("probe {name}"),
             Action::RandomLayouts { count } => format!("random layouts ×{count}"),
-            Action::Place { item, at, dir } => format!(
-                "place {} at {} {}",
-                rules.label(*item),
-                n.format(*at),
-                serde_json::to_value(dir)
-                    .ok()
-                    .and_then(|v| v.as_str().map(String::from))
-                    .unwrap_or_default()
-            ),
+            Action::Place { item, at, dir } => describe_place(rules, *item, *at, *dir),
+        }
+    }
+}
+
+/// A placement in the handout's terms (the spec's `[placement] terms`).
+fn describe_place(rules: &Rules, item: usize, at: RawCell, dir: Dir) -> String {
+    let word = serde_json::to_value(dir)
+        .ok()
+        .and_then(|v| v.as_str().map(String::from))
+        .unwrap_or_default();
+    match rules.place_terms {
+        crate::spec::PlaceTerms::Direction => format!(
+            "place {} at {} {word}",
+            rules.label(item),
+            rules.notation.format(at)
+        ),
+        crate::spec::PlaceTerms::Horizontal => {
+            // From the top-left square, as the handout's functions take a ship.
+            let n = i64::from(rules.items[item].length);
+            let (row, col) = match dir {
+                Dir::Left => (at.row, at.col - n + 1),
+                Dir::Up => (at.row - n + 1, at.col),
+                _ => (at.row, at.col),
+            };
+            let horizontal = matches!(dir, Dir::Left | Dir::Right) || n == 1;
+            format!(
+                "place {}: row {row}, column {col}, horizontal={}, length {n}",
+                rules.label(item),
+                if horizontal { "True" } else { "False" }
+            )
         }
     }
 }

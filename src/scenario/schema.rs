@@ -23,6 +23,9 @@ pub struct RawScenario {
     pub mode: Option<Spanned<String>>,
     /// Free text for the reader.
     pub description: Option<String>,
+    /// `"own"`: play end to end on the student's own state, even where the spec hands a
+    /// function the reference's.
+    pub given: Option<Spanned<String>>,
     #[serde(default)]
     pub setup: RawSetup,
     #[serde(default)]

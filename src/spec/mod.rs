@@ -7,7 +7,7 @@ mod schema;
 
 pub use registry::{BUILTIN, SpecSet, parse};
 pub use rules::{
-    Counter, Decision, Display, EventRule, ItemDef, LostCheck, Meaning, Probe, Query, Rules, Spec,
-    StateKey, Touching,
+    CheckRule, Counter, Decision, Display, EventRule, Given, ItemDef, LostCheck, Meaning,
+    PlaceTerms, Probe, Query, Rules, Spec, StateKey, Touching,
 };
 pub use schema::RawSpec;

@@ -129,6 +129,27 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_checks_row_must_name_a_state_key_a_detail_or_a_step_kind() {
+        let (path, text) = BUILTIN[0];
+        let bad = format!(
+            "{text}\n[checks.shots_fired]\nfunction = \"fire\"\nclause = \"Step 7: made up\"\n"
+        );
+        let err = parse(&Source::new(path, bad.as_str())).expect_err("an unknown [checks] key");
+        assert!(
+            err.render(false)
+                .contains("[checks.shots_fired] names neither"),
+            "{}",
+            err.render(false)
+        );
+        let probe = format!(
+            "{text}\n[checks.probe]\nfunction = \"create_game\"\ngiven = \"reference\"\nclause = \"Step 1: made up\"\n"
+        );
+        let err =
+            parse(&Source::new(path, probe.as_str())).expect_err("a probe cannot be handed state");
+        assert!(err.render(false).contains("builds its own games"));
+    }
+
+    #[test]
     fn bundled_specs_load() {
         for (path, text) in BUILTIN {
             if let Err(d) = parse(&Source::new(path, text)) {
@@ -153,6 +174,7 @@ mod tests {
             clauses.extend(raw.events.values().map(|e| &e.clause));
             clauses.extend(raw.counters.values());
             clauses.extend(raw.decisions.iter().flat_map(|d| [&d.clause, &d.reading]));
+            clauses.extend(raw.checks.values().map(|c| &c.clause));
             if let Some(c) = clauses.iter().find(|c| c.trim().len() < 10) {
                 panic!("{path}: a rule or decision without its clause: {c:?}");
             }
@@ -161,6 +183,16 @@ mod tests {
                 "{path}: a decision without its other reading"
             );
             assert!(!raw.decisions.is_empty(), "{path}: no decisions recorded");
+            // An assignment graded through its functions names the function every kind of
+            // check judges, so feedback can name it.
+            if raw.language != "java" {
+                for kind in raw.observe.iter().map(|k| k.name()).chain(["fire"]) {
+                    assert!(
+                        raw.checks.contains_key(kind),
+                        "{path}: no [checks.{kind}] naming the function it judges"
+                    );
+                }
+            }
             let handout = format!("../shared/handouts/{}", raw.handout);
             if std::path::Path::new("../shared/handouts").is_dir() {
                 assert!(

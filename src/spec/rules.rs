@@ -19,6 +19,43 @@ pub enum Touching {
     ForbiddenEdgeAndCorner,
 }
 
+/// How reports write a placement (a spec's `[placement] terms`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PlaceTerms {
+    /// `place Cruiser at (0, 8) left`: a cell and a direction.
+    #[default]
+    Direction,
+    /// `place cruiser-1: row 0, column 6, horizontal=True, length 3`: the top-left square
+    /// and the axis, as solo-10x10's `place_ship_at(row, column, horizontal, length, fleet)`.
+    Horizontal,
+}
+
+/// The state a student function is handed for a check (a spec's `[checks]` table).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Given {
+    /// The game as the student's own earlier calls left it: a bug in one function carries
+    /// into every later check (end to end).
+    #[default]
+    Own,
+    /// The reference's state at that step, in the representation the handout prescribes:
+    /// the check judges this function alone.
+    Reference,
+}
+
+/// What one kind of check judges: the student function, the state it is handed, the clause.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CheckRule {
+    /// A state key (`remaining`) or a step kind (`fire`, `place`, `query`).
+    pub kind: String,
+    pub function: String,
+    pub given: Given,
+    /// `fire`: the function that tells a hit from a sinking, if not `function`.
+    pub sinking: Option<String>,
+    pub clause: String,
+}
+
 /// When a move limit turns into a loss.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -181,6 +218,40 @@ pub struct Display {
     pub players: Vec<Option<(String, String)>>,
 }
 
+impl Display {
+    /// What each glyph of a drawn board means, on one line (`■ ship, × hit, ✓ sunk,
+    /// · miss, . untried`), for a reader who has not learnt the handout's alphabet.
+    pub fn legend(&self, with_grenades: bool) -> String {
+        let shown = |g: &str| {
+            if g.trim().is_empty() {
+                "' '".to_string()
+            } else {
+                g.to_string()
+            }
+        };
+        let mut parts = vec![
+            format!("{} ship", shown(&self.ship)),
+            format!("{} hit", shown(&self.hit)),
+        ];
+        if !self.sunk_by_kind.is_empty() {
+            let kinds: Vec<String> = self
+                .sunk_by_kind
+                .iter()
+                .map(|(kind, g)| format!("{} {kind}", shown(g)))
+                .collect();
+            parts.push(format!("sunk by type: {}", kinds.join(", ")));
+        } else if self.sunk != self.hit {
+            parts.push(format!("{} sunk", shown(&self.sunk)));
+        }
+        parts.push(format!("{} miss", shown(&self.miss)));
+        parts.push(format!("{} untried", shown(&self.untried)));
+        if with_grenades && self.grenade != self.hit {
+            parts.push(format!("{} grenade", shown(&self.grenade)));
+        }
+        parts.join(", ")
+    }
+}
+
 /// One mode of one assignment, validated: everything the engine needs.
 #[derive(Debug, Clone, Serialize)]
 pub struct Rules {
@@ -202,6 +273,8 @@ pub struct Rules {
     pub touching: Touching,
     /// Whether scenarios may use `place` steps (students write placement code).
     pub place_steps: bool,
+    /// How reports write a `place` step.
+    pub place_terms: PlaceTerms,
     pub counters: Vec<Counter>,
     /// Indexed by [`Event::index`]; `None` where the assignment has no such event.
     pub events: Vec<Option<EventRule>>,
@@ -220,6 +293,8 @@ pub struct Rules {
     /// The student function that lays out a random fleet, if any (`random_layouts` steps).
     pub random_layout: Option<String>,
     pub decisions: Vec<Decision>,
+    /// What each kind of check judges (`[checks]`), by kind.
+    pub checks: Vec<CheckRule>,
 }
 
 /// What a cell question means, so the reference can answer it.
@@ -244,6 +319,7 @@ pub struct Query {
     pub name: String,
     pub function: String,
     pub meaning: Meaning,
+    pub clause: String,
 }
 
 /// A named whole-function check.
@@ -252,9 +328,20 @@ pub struct Probe {
     pub name: String,
     pub functions: Vec<String>,
     pub checks: String,
+    pub clause: String,
 }
 
 impl Rules {
+    /// What a kind of check judges (`[checks.KIND]`), if the spec says.
+    pub fn check_rule(&self, kind: &str) -> Option<&CheckRule> {
+        self.checks.iter().find(|c| c.kind == kind)
+    }
+
+    /// The state a check of `kind` hands the student's function.
+    pub fn given(&self, kind: &str) -> Given {
+        self.check_rule(kind).map_or(Given::Own, |c| c.given)
+    }
+
     /// The rule for `event`, if the assignment has it.
     pub fn event(&self, event: Event) -> Option<&EventRule> {
         self.events[event.index()].as_ref()
@@ -608,6 +695,7 @@ fn build_rules(
             name: name.clone(),
             function: q.function.clone(),
             meaning,
+            clause: q.clause.clone(),
         });
     }
     let probes = raw
@@ -617,8 +705,10 @@ fn build_rules(
             name: name.clone(),
             functions: p.functions.clone(),
             checks: p.checks.clone(),
+            clause: p.clause.clone(),
         })
         .collect();
+    let checks = check_rules(raw)?;
     let mut ids = std::collections::BTreeSet::new();
     for dec in &raw.decisions {
         if !ids.insert(dec.id.clone()) {
@@ -636,6 +726,7 @@ fn build_rules(
         items,
         touching: raw.placement.touching,
         place_steps: raw.placement.place_steps,
+        place_terms: raw.placement.terms,
         counters,
         events,
         move_limit: raw.end.move_limit,
@@ -660,5 +751,39 @@ fn build_rules(
                 accept_also: d.accept_also,
             })
             .collect(),
+        checks,
     })
+}
+
+/// The step kinds a `[checks]` row may name besides the spec's state keys.
+const STEP_KINDS: [&str; 5] = ["fire", "place", "query", "probe", "random_layouts"];
+
+/// The `[checks]` table, each key a state key the spec observes or a step kind.
+fn check_rules(raw: &RawSpec) -> Result<Vec<CheckRule>, String> {
+    raw.checks
+        .iter()
+        .map(|(kind, c)| {
+            let state = raw.observe.iter().any(|k| k.name() == kind);
+            let detail = raw.details.contains(kind);
+            if !state && !detail && !STEP_KINDS.contains(&kind.as_str()) {
+                return Err(format!(
+                    "[checks.{kind}] names neither a state key in `observe`, a detail in `details` nor a step kind ({})",
+                    STEP_KINDS.join(", ")
+                ));
+            }
+            if c.given == Given::Reference && ["probe", "random_layouts"].contains(&kind.as_str())
+            {
+                return Err(format!(
+                    "[checks.{kind}] cannot be given the reference's state: a {kind} step builds its own games"
+                ));
+            }
+            Ok(CheckRule {
+                kind: kind.clone(),
+                function: c.function.clone(),
+                given: c.given,
+                sinking: c.sinking.clone(),
+                clause: c.clause.clone(),
+            })
+        })
+        .collect()
 }

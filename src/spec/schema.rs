@@ -3,7 +3,7 @@
 //! Every rule carries a `clause`: the handout words it comes from. [`super::Spec::from_raw`]
 //! validates this into [`super::Rules`].
 
-use super::rules::{Counter, LostCheck, StateKey, Touching};
+use super::rules::{Counter, Given, LostCheck, StateKey, Touching};
 use crate::cell::Notation;
 use crate::engine::Outcome;
 use serde::Deserialize;
@@ -53,8 +53,32 @@ pub struct RawSpec {
     pub probes: BTreeMap<String, RawProbe>,
     /// The function that lays out a whole random fleet, if students write one.
     pub random_layout: Option<RawRandomLayout>,
+    /// What each kind of check judges, keyed by a state key (`remaining`), a step kind
+    /// (`fire`, `place`, `query`) or an answer detail (`ship`, the ship a sinking names):
+    /// the student function at fault when it fails, the state
+    /// that function is handed, and the handout clause.
+    #[serde(default)]
+    pub checks: BTreeMap<String, RawCheckRule>,
     #[serde(rename = "decision", default)]
     pub decisions: Vec<RawDecision>,
+}
+
+/// One row of the `[checks]` table.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawCheckRule {
+    /// The student function the check judges, e.g. `remaining_ships` (several, comma-separated,
+    /// where one answer comes from a chain of them).
+    pub function: String,
+    /// The state the function is handed for the check: `own` (the game as the student's
+    /// earlier calls left it) or `reference` (the reference's state at that step, in the
+    /// handout's representation), so a bug elsewhere does not fail this function's checks.
+    #[serde(default)]
+    pub given: Given,
+    /// `fire`: the function that tells a hit from a sinking, where not `function` (its
+    /// clause is the one of the row naming it, e.g. `[checks.sunk]`).
+    pub sinking: Option<String>,
+    pub clause: String,
 }
 
 fn default_mode() -> String {
@@ -101,6 +125,11 @@ pub struct RawPlacement {
     /// Whether students write placement code a `place` step can call (their clause says which).
     #[serde(default)]
     pub place_steps: bool,
+    /// How reports write a `place` step: `direction` (from a cell towards up, down, left or
+    /// right; the default) or `horizontal` (the handout's `row, column, horizontal, length`,
+    /// from the top-left square).
+    #[serde(default)]
+    pub terms: super::rules::PlaceTerms,
     pub clause: String,
 }
 

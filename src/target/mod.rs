@@ -184,6 +184,13 @@ pub trait Target {
         Vec::new()
     }
 
+    /// Whether the target can be handed the reference's state for a call
+    /// ([`Call::Act`]'s and [`Call::Observe`]'s `given`): a driver that announces it in
+    /// `hello`. Other targets play on their own state throughout.
+    fn takes_given(&self) -> bool {
+        false
+    }
+
     /// Plays a whole scenario's calls after `new_game`, answering each in order and stopping
     /// at the first fault (later calls get no answer). Child targets override this to send
     /// one `batch` request.
@@ -191,8 +198,8 @@ pub trait Target {
         let mut out = Vec::new();
         for call in calls {
             let reply = match call {
-                Call::Act(action) => self.act(action).map(Reply::Answer),
-                Call::Observe(keys) => keys
+                Call::Act { action, .. } => self.act(action).map(Reply::Answer),
+                Call::Observe { keys, .. } => keys
                     .iter()
                     .map(|k| self.observe(*k).map(|o| (*k, o)))
                     .collect::<Result<_, _>>()
@@ -202,6 +209,7 @@ pub trait Target {
             out.push(reply.map(|reply| Replied {
                 reply,
                 output: String::new(),
+                by: None,
             }));
             if stop {
                 break;
@@ -214,8 +222,100 @@ pub trait Target {
 /// One call of a scenario: an action, or a question about the state.
 #[derive(Debug, Clone)]
 pub enum Call<'a> {
-    Act(&'a Action),
-    Observe(Vec<StateKey>),
+    /// An action; with `given`, the target first takes the reference's state before it (a
+    /// spec's `given = "reference"` for the step's kind) in place of its own.
+    Act {
+        action: &'a Action,
+        given: Option<GivenState>,
+    },
+    /// State questions; the `given_keys` among `keys` are asked of `given` (the reference's
+    /// state after the step) instead of the target's own state.
+    Observe {
+        keys: Vec<StateKey>,
+        given: Option<GivenState>,
+        given_keys: Vec<StateKey>,
+    },
+}
+
+impl<'a> Call<'a> {
+    /// An action on the target's own state.
+    pub fn act(action: &'a Action) -> Call<'a> {
+        Call::Act {
+            action,
+            given: None,
+        }
+    }
+
+    /// Questions about the target's own state.
+    pub fn observe(keys: Vec<StateKey>) -> Call<'a> {
+        Call::Observe {
+            keys,
+            given: None,
+            given_keys: Vec::new(),
+        }
+    }
+}
+
+/// The reference's state at one step, as plain data a driver turns into the handout's
+/// representation (colab-6x6's game dict, solo-10x10's fleet of tuples, move-limit-10x10's
+/// `State`), so a student function can be judged on it alone.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct GivenState {
+    /// The placed ships in fleet order, each with its cells and the cells of it hit.
+    pub ships: Vec<GivenShip>,
+    /// Every on-board cell shot at so far, row by row.
+    pub shots: Vec<[u8; 2]>,
+    /// The `moves` counter (move-limit-10x10), 0 where the assignment keeps none.
+    pub moves: u32,
+    /// `won` or `lost` once a one-player game has ended.
+    pub end: Option<&'static str>,
+}
+
+/// One ship of a [`GivenState`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct GivenShip {
+    pub name: String,
+    pub cells: Vec<[u8; 2]>,
+    pub hits: Vec<[u8; 2]>,
+}
+
+impl GivenState {
+    /// The state of `game`, the reference's.
+    pub fn of(game: &crate::engine::Game) -> GivenState {
+        let rules = game.rules();
+        let shot = game.targeted();
+        let pair = |c: &Cell| [c.row, c.col];
+        let ships = (0..rules.items.len())
+            .filter(|&i| game.is_placed(i) && !rules.items[i].grenade)
+            .map(|i| {
+                let cells = game.item_cells(i);
+                GivenShip {
+                    name: rules.items[i].name.clone(),
+                    cells: cells.iter().map(pair).collect(),
+                    hits: cells
+                        .iter()
+                        .filter(|c| shot.contains(**c))
+                        .map(pair)
+                        .collect(),
+                }
+            })
+            .collect();
+        let moves = if rules.counters.contains(&crate::spec::Counter::Moves) {
+            game.counter(crate::spec::Counter::Moves)
+        } else {
+            0
+        };
+        GivenState {
+            ships,
+            shots: shot.iter().map(|c| pair(&c)).collect(),
+            moves,
+            end: match game.end() {
+                Some(crate::engine::End::Won) => Some("won"),
+                Some(crate::engine::End::Lost) => Some("lost"),
+                _ => None,
+            },
+        }
+    }
 }
 
 /// The answer to one call.
@@ -231,6 +331,9 @@ pub struct Replied {
     pub reply: Reply,
     /// Captured standard output and error of the student's code during the call.
     pub output: String,
+    /// The student function whose answer decided this one, where the driver says (e.g.
+    /// `is_sunk` for a shot answered `hit` that should have sunk).
+    pub by: Option<String>,
 }
 
 /// A state value as a target reports it.

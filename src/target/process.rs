@@ -66,6 +66,8 @@ pub struct Process {
     next_id: u64,
     /// Which file of the submission the driver graded, and why (the Python driver says).
     module: Option<String>,
+    /// Whether the driver said in `hello` that it takes the reference's state (`given`).
+    takes_given: bool,
     /// Files the child needs (the bundled driver), removed when the target is dropped.
     _keep: Option<Arc<tempfile::TempDir>>,
     /// The submission as a whole program (`python:` runs its `main()`), for dialogues.
@@ -99,6 +101,7 @@ impl Process {
             rules: None,
             next_id: 1,
             module: None,
+            takes_given: false,
             _keep: None,
             whole: None,
         }
@@ -221,6 +224,7 @@ impl Process {
         if let Some(m) = answer.get("module").and_then(Value::as_str) {
             self.module = Some(m.to_string());
         }
+        self.takes_given = answer.get("given").and_then(Value::as_bool) == Some(true);
         match protocol::envelope(&answer, id) {
             Ok(Ok(_)) if version == Some(u64::from(protocol::VERSION)) => Ok(()),
             Ok(Ok(_)) => Err(self.fail(
@@ -421,16 +425,18 @@ impl Process {
             Err(m) => return Err(self.fail(FaultKind::Protocol, m)),
         };
         let reply = match call {
-            Call::Act(Action::RandomLayouts { count }) => {
-                random_layouts(obj, *count, &self.rules()?).map(Reply::Answer)
-            }
-            Call::Act(_) => protocol::read_answer(obj, rules).map(Reply::Answer),
-            Call::Observe(keys) => protocol::read_state(obj, keys, rules).map(Reply::State),
+            Call::Act {
+                action: Action::RandomLayouts { count },
+                ..
+            } => random_layouts(obj, *count, &self.rules()?).map(Reply::Answer),
+            Call::Act { .. } => protocol::read_answer(obj, rules).map(Reply::Answer),
+            Call::Observe { keys, .. } => protocol::read_state(obj, keys, rules).map(Reply::State),
         };
         match reply {
             Ok(reply) => Ok(Replied {
                 reply,
                 output: protocol::output(answer),
+                by: obj.get("by").and_then(Value::as_str).map(String::from),
             }),
             Err(m) => Err(self.fail(FaultKind::Protocol, m)),
         }
@@ -438,11 +444,7 @@ impl Process {
 
     fn request_of(&mut self, call: &Call, rules: &Rules) -> (u64, Value) {
         let id = self.id();
-        let v = match call {
-            Call::Act(a) => protocol::action(id, a, rules),
-            Call::Observe(keys) => protocol::observe(id, keys),
-        };
-        (id, v)
+        (id, protocol::call(id, call, rules))
     }
 }
 
@@ -646,6 +648,10 @@ impl Target for Process {
         })
     }
 
+    fn takes_given(&self) -> bool {
+        self.takes_given
+    }
+
     fn notes(&self) -> Vec<String> {
         let mut notes: Vec<String> = self.module.iter().map(|m| format!("graded {m}")).collect();
         if self.drop_to.is_some() && !limits::namespaces_available() {
@@ -725,7 +731,7 @@ impl Target for Process {
 
     fn act(&mut self, action: &Action) -> Result<Answer, Fault> {
         let rules = self.rules()?;
-        let call = Call::Act(action);
+        let call = Call::act(action);
         let (id, request) = self.request_of(&call, &rules);
         let answer = self.exchange(request, self.limits.request_timeout)?;
         match self.reply(&answer, id, &call, &rules)?.reply {
@@ -736,7 +742,7 @@ impl Target for Process {
 
     fn observe(&mut self, key: StateKey) -> Result<Observed, Fault> {
         let rules = self.rules()?;
-        let call = Call::Observe(vec![key]);
+        let call = Call::observe(vec![key]);
         let (id, request) = self.request_of(&call, &rules);
         let answer = self.exchange(request, self.limits.request_timeout)?;
         match self.reply(&answer, id, &call, &rules)?.reply {

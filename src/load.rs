@@ -39,6 +39,16 @@ pub fn discover(paths: &[Utf8PathBuf]) -> Result<Vec<Utf8PathBuf>, Diagnostic> {
             .filter_entry(|e| e.depth() == 0 || !e.file_name().to_string_lossy().starts_with('.'));
         for entry in walk {
             let entry = entry.map_err(|e| file_error(path, &e.to_string(), "a readable folder"))?;
+            // A link is never followed, and never skipped in silence: a hidden folder that
+            // is a link would otherwise never run.
+            if entry.file_type().is_symlink() && entry.depth() > 0 {
+                let shown = entry.path().to_string_lossy().into_owned();
+                return Err(file_error(
+                    Utf8Path::new(&shown),
+                    "is a symbolic link, which broadside does not follow inside a folder",
+                    "the folder or file itself (copy it in), or its target named on the command line",
+                ));
+            }
             if entry.file_type().is_file()
                 && toml.is_match(entry.file_name())
                 && entry.file_name() != SUITE_FILE
@@ -188,7 +198,13 @@ pub fn suites(
 ) -> Result<Suites, Vec<Diagnostic>> {
     let mut out: Vec<LoadedSuite> = Vec::new();
     let mut errors = Vec::new();
-    for dir in paths.iter().filter_map(|p| suite_dir(p)) {
+    // The suite each path belongs to, and every suite below a folder given: a hidden
+    // folder's own `suite.toml` must not be ignored because its parent was named.
+    let mut dirs: Vec<Utf8PathBuf> = paths.iter().filter_map(|p| suite_dir(p)).collect();
+    for path in paths.iter().filter(|p| p.is_dir()) {
+        dirs.extend(suites_below(path));
+    }
+    for dir in dirs {
         if out.iter().any(|s| s.dir == dir) {
             continue;
         }
@@ -214,6 +230,21 @@ pub fn suites(
     } else {
         Err(errors)
     }
+}
+
+/// The folders under `path` (not `path` itself; hidden entries skipped, links not
+/// followed) that hold a `suite.toml`, as absolute paths.
+fn suites_below(path: &Utf8Path) -> Vec<Utf8PathBuf> {
+    walkdir::WalkDir::new(path)
+        .min_depth(1)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_entry(|e| !e.file_name().to_string_lossy().starts_with('.'))
+        .flatten()
+        .filter(|e| e.file_type().is_file() && e.file_name() == SUITE_FILE)
+        .filter_map(|e| std::fs::canonicalize(e.path().parent()?).ok())
+        .filter_map(|p| Utf8PathBuf::from_path_buf(p).ok())
+        .collect()
 }
 
 /// The suite a path belongs to: the nearest folder holding a `suite.toml`, the path itself
@@ -253,8 +284,9 @@ pub fn load_suites(paths: &[Utf8PathBuf], specs: &SpecSet) -> (Loaded, Suites) {
             return (loaded, Suites::default());
         }
     };
+    let dirs: Vec<Utf8PathBuf> = suites.0.iter().map(|s| s.dir.clone()).collect();
     for suite in &suites.0 {
-        let errors = suite.apply(&mut loaded.scenarios);
+        let errors = suite.apply(&mut loaded.scenarios, &dirs);
         loaded.errors.extend(errors);
     }
     (loaded, suites)

@@ -277,6 +277,10 @@ struct LimitArgs {
     /// suite's].
     #[arg(long, value_parser = secs)]
     scenario_timeout: Option<f64>,
+    /// Seconds a whole submission may take, 1 to 86400; the scenarios not played by then are
+    /// not run [default: 600, or the suite's].
+    #[arg(long, value_parser = submission_secs)]
+    submission_timeout: Option<f64>,
     /// Memory of a child target, in MiB [default: 1024, or the suite's].
     #[arg(long, value_parser = in_range(ranges::MEMORY_MIB))]
     memory_mib: Option<u64>,
@@ -297,6 +301,15 @@ struct LimitArgs {
 /// A clap parser for a whole number in `lo..=hi`.
 fn in_range((lo, hi): (u64, u64)) -> clap::builder::RangedU64ValueParser<u64> {
     clap::value_parser!(u64).range(lo..=hi)
+}
+
+/// Seconds in `ranges::SUBMISSION_SECS`.
+fn submission_secs(s: &str) -> Result<f64, String> {
+    let (lo, hi) = ranges::SUBMISSION_SECS;
+    match s.parse::<f64>() {
+        Ok(v) if v.is_finite() && (lo..=hi).contains(&v) => Ok(v),
+        _ => Err(format!("expected seconds from {lo} to {hi}")),
+    }
 }
 
 /// Seconds in `ranges::SECS`.
@@ -326,6 +339,11 @@ impl LimitArgs {
             scenario_timeout: secs(
                 self.scenario_timeout.or(getf(&suite.scenario_timeout_secs)),
                 base.scenario_timeout,
+            ),
+            submission_timeout: secs(
+                self.submission_timeout
+                    .or(getf(&suite.submission_timeout_secs)),
+                base.submission_timeout,
             ),
             memory_mib: self
                 .memory_mib

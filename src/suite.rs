@@ -27,12 +27,16 @@ pub struct SuiteLimits {
     pub processes: Option<Spanned<u64>>,
     pub timeout_secs: Option<Spanned<f64>>,
     pub scenario_timeout_secs: Option<Spanned<f64>>,
+    /// Wall-clock seconds for a whole submission (default 600).
+    pub submission_timeout_secs: Option<Spanned<f64>>,
 }
 
 /// The range each limit must lie in, with its unit, shared by `suite.toml` and the flags.
 pub mod ranges {
     /// Seconds for a request or a scenario.
     pub const SECS: (f64, f64) = (0.05, 3600.0);
+    /// Seconds for a whole submission.
+    pub const SUBMISSION_SECS: (f64, f64) = (1.0, 86_400.0);
     pub const CPU_SECS: (u64, u64) = (1, 86_400);
     pub const MEMORY_MIB: (u64, u64) = (16, 1_048_576);
     pub const OPEN_FILES: (u64, u64) = (16, 4096);
@@ -58,8 +62,7 @@ impl SuiteLimits {
                     .expected(format!("{unit} from {lo} to {hi}"))
                 })
         };
-        let secs = |name: &str, v: &Option<Spanned<f64>>| {
-            let (lo, hi) = ranges::SECS;
+        let secs_in = |name: &str, v: &Option<Spanned<f64>>, (lo, hi): (f64, f64)| {
             v.as_ref()
                 .filter(|v| !(v.get_ref().is_finite() && (lo..=hi).contains(v.get_ref())))
                 .map(|v| {
@@ -96,8 +99,14 @@ impl SuiteLimits {
             ranges::PROCESSES,
             "a count",
         ));
+        let secs = |name: &str, v: &Option<Spanned<f64>>| secs_in(name, v, ranges::SECS);
         out.extend(secs("timeout_secs", &self.timeout_secs));
         out.extend(secs("scenario_timeout_secs", &self.scenario_timeout_secs));
+        out.extend(secs_in(
+            "submission_timeout_secs",
+            &self.submission_timeout_secs,
+            ranges::SUBMISSION_SECS,
+        ));
         out
     }
 }
@@ -209,7 +218,7 @@ impl LoadedSuite {
     /// scenarios in a `hidden` folder become at least [`Visibility::Hidden`], a scenario for
     /// another assignment is an error at its `assignment` line, and with `total_points` each
     /// scenario's `max_score` becomes its share of that total.
-    pub fn apply(&self, scenarios: &mut [Scenario]) -> Vec<Diagnostic> {
+    pub fn apply(&self, scenarios: &mut [Scenario], deeper: &[Utf8PathBuf]) -> Vec<Diagnostic> {
         let mut out = Vec::new();
         // Compared as absolute paths: the suite's folder is one (see `load::suites`).
         let absolute = |s: &Scenario| -> Utf8PathBuf {
@@ -223,7 +232,18 @@ impl LoadedSuite {
             .map(|s| (absolute(s), s))
             .filter(|(p, _)| p.starts_with(&self.dir))
             .collect();
-        let raw_total: u32 = mine.iter().map(|(_, s)| s.points).sum();
+        // A scenario under a deeper suite is that suite's for its assignment, credit and
+        // points; this one's hidden folders still make it less visible.
+        let own = |p: &Utf8Path| {
+            !deeper
+                .iter()
+                .any(|d| d != &self.dir && d.starts_with(&self.dir) && p.starts_with(d))
+        };
+        let raw_total: u32 = mine
+            .iter()
+            .filter(|(p, _)| own(p))
+            .map(|(_, s)| s.points)
+            .sum();
         for (path, s) in mine {
             let path = path.as_path();
             if self
@@ -233,6 +253,9 @@ impl LoadedSuite {
                 .any(|h| h.get_ref() == "." || path.starts_with(self.dir.join(h.get_ref())))
             {
                 s.visibility = s.visibility.max(Visibility::Hidden);
+            }
+            if !own(path) {
+                continue;
             }
             if let Some(a) = &self.suite.assignment
                 && a.get_ref() != &s.assignment

@@ -523,3 +523,62 @@ fn the_report_opens_with_the_function_at_fault_and_names_published_scenarios() {
     assert!(text.contains("legend: ■ ship, × hit, ✓ sunk, · miss, . untried"));
     assert!(text.contains("`broadside show NAME`"));
 }
+
+#[test]
+fn a_suite_below_the_path_given_is_read_and_a_linked_folder_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let tests = dir.path().join("tests");
+    let hidden = tests.join("hidden");
+    std::fs::create_dir_all(&hidden).unwrap();
+    std::fs::write(
+        tests.join("suite.toml"),
+        "title = \"published and hidden\"\n",
+    )
+    .unwrap();
+    std::fs::write(hidden.join("suite.toml"), "hidden = [\".\"]\n").unwrap();
+    let scenario =
+        std::fs::read_to_string("fixtures/scenarios/colab-6x6/01-handout-example.toml").unwrap();
+    std::fs::write(tests.join("visible.toml"), &scenario).unwrap();
+    std::fs::write(hidden.join("secret.toml"), &scenario).unwrap();
+    let out = broadside()
+        .args([
+            "run",
+            tests.to_str().unwrap(),
+            "--audience",
+            "student",
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let listed: Vec<&str> = v["scenarios"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["path"].as_str().unwrap())
+        .collect();
+    assert!(
+        listed.iter().all(|p| !p.contains("secret")),
+        "the hidden folder's own suite.toml hides it: {listed:?}"
+    );
+    assert_eq!(
+        v["summary"]["max_points"], 10,
+        "the hidden scenario still counts"
+    );
+    // A hidden folder that is a link would never run: refused, by name.
+    let elsewhere = dir.path().join("elsewhere");
+    std::fs::create_dir(&elsewhere).unwrap();
+    std::fs::write(elsewhere.join("linked.toml"), &scenario).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, tests.join("linked")).unwrap();
+    let out = broadside()
+        .args(["check", tests.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("linked") && err.contains("symbolic link"),
+        "{err}"
+    );
+}

@@ -274,3 +274,169 @@ fn the_fake_driver_misbehaves_on_request() {
         assert_eq!(fault_of(&fake(mode)), kind, "mode {mode}");
     }
 }
+
+/// The colab-6x6 handout example, marked hidden, with a title saying so.
+fn hidden_handout_example() -> broadside::scenario::Scenario {
+    let text = std::fs::read_to_string("fixtures/scenarios/colab-6x6/01-handout-example.toml")
+        .unwrap()
+        .replace("title = \"", "visibility = \"hidden\"\ntitle = \"");
+    let source = broadside::diag::Source::new("hidden/01-handout-example.toml", text);
+    broadside::scenario::parse(&source, &SpecSet::builtin()).unwrap()
+}
+
+/// Every view a student may be shown of `report`, as text.
+fn student_views(report: &broadside::report::Report) -> Vec<(&'static str, String)> {
+    use broadside::report::{
+        HiddenResults, for_students, to_gradescope, to_json, to_junit, to_text,
+    };
+    let mut views = Vec::new();
+    for hidden in [HiddenResults::None, HiddenResults::Status] {
+        let student = for_students(report, hidden);
+        views.push(("json", to_json(&student)));
+        views.push(("text", to_text(&student, false)));
+        views.push(("junit", to_junit(&student)));
+        views.push(("gradescope", to_gradescope(report, hidden)));
+    }
+    views
+}
+
+#[test]
+fn what_a_leftover_process_carries_never_reaches_a_student_view() {
+    let path = format!("{CORPUS}/leak_ships_in_command_line.py");
+    let mut t = limited(python::target(camino::Utf8Path::new(&path)).unwrap());
+    let scenarios = [handout_example().remove(0), hidden_handout_example()];
+    let (results, faults) = run_submission(&scenarios, &mut t);
+    assert!(
+        faults
+            .iter()
+            .any(|f| f.kind == FaultKind::Leak && f.message.contains("SHIPS:")),
+        "staff see what was left running: {faults:?}"
+    );
+    let mut report = broadside::report::Report::new("leaky".into(), results);
+    report.faults = faults;
+    for (view, text) in student_views(&report) {
+        assert!(
+            !text.contains("SHIPS:"),
+            "{view} quotes the leftover's command line:\n{text}"
+        );
+        assert!(
+            text.contains("leak") || view == "junit",
+            "{view} must still name the leak"
+        );
+    }
+}
+
+#[test]
+fn a_hidden_scenarios_timing_is_in_no_student_view() {
+    let path = format!("{CORPUS}/sleep_by_row.py");
+    let mut t = limited(python::target(camino::Utf8Path::new(&path)).unwrap());
+    let scenarios = [handout_example().remove(0), hidden_handout_example()];
+    let (results, _) = run_submission(&scenarios, &mut t);
+    assert!(results.iter().all(|r| r.status == Status::Passed));
+    let hidden_ms = results[1].elapsed_ms;
+    assert!(
+        hidden_ms >= 100,
+        "the hidden scenario's shots took {hidden_ms} ms"
+    );
+    let visible_ms = results[0].elapsed_ms;
+    let mut report = broadside::report::Report::new("sleepy".into(), results);
+    report.elapsed_ms = visible_ms + hidden_ms + 7;
+    for hidden in [
+        broadside::report::HiddenResults::None,
+        broadside::report::HiddenResults::Status,
+    ] {
+        let student = broadside::report::for_students(&report, hidden);
+        assert_eq!(
+            student.elapsed_ms, visible_ms,
+            "only the listed scenarios' time"
+        );
+        for r in &student.scenarios {
+            if r.visibility != broadside::scenario::Visibility::Visible {
+                assert_eq!(r.elapsed_ms, 0, "{}", r.path);
+            }
+        }
+    }
+}
+
+#[test]
+fn crossing_the_cpu_budget_is_a_cpu_limit() {
+    let path = format!("{CORPUS}/burn_cpu.py");
+    let mut t = python::target(camino::Utf8Path::new(&path)).unwrap();
+    t.limits.cpu_secs = 2;
+    t.limits.request_timeout = Duration::from_secs(20);
+    t.limits.scenario_timeout = Duration::from_secs(30);
+    let (r, _, took) = grade_target(t);
+    let f = r.fault.as_ref().expect("a fault");
+    assert_eq!(f.kind, FaultKind::Limit, "{f:?}");
+    assert!(f.message.contains("CPU seconds"), "{}", f.message);
+    assert!(took < Duration::from_secs(15), "took {took:?}");
+}
+
+#[test]
+fn a_hard_link_in_the_submission_is_not_copied_and_the_report_says_so() {
+    // A file only root may read, linked into the submission folder: the copy would hand it
+    // to the submission's user.
+    let dir = tempfile::tempdir().unwrap();
+    let secret = dir.path().join("secret");
+    std::fs::write(&secret, "root only").unwrap();
+    std::fs::set_permissions(&secret, std::os::unix::fs::PermissionsExt::from_mode(0o600)).unwrap();
+    let sub = dir.path().join("submission");
+    std::fs::create_dir(&sub).unwrap();
+    std::fs::copy(
+        "fixtures/submissions/colab-6x6/correct/battleship.py",
+        sub.join("battleship.py"),
+    )
+    .unwrap();
+    std::fs::hard_link(&secret, sub.join("notes.txt")).unwrap();
+    let to = tempfile::tempdir().unwrap();
+    let skipped = broadside::target::workspace::copy_tree(&sub, to.path(), &|_, _| true).unwrap();
+    assert_eq!(skipped, vec!["notes.txt".to_string()]);
+    assert!(!to.path().join("notes.txt").exists());
+    assert!(to.path().join("battleship.py").is_file());
+    let t = python::target(camino::Utf8Path::new(sub.to_str().unwrap())).unwrap();
+    assert!(
+        t.notes()
+            .iter()
+            .any(|n| n.contains("hard links") && n.contains("notes.txt")),
+        "{:?}",
+        t.notes()
+    );
+    // A submission that is itself a hard link is refused.
+    let single = dir.path().join("battleship.py");
+    std::fs::hard_link(sub.join("battleship.py"), &single).unwrap();
+    let refused = python::target(camino::Utf8Path::new(single.to_str().unwrap()));
+    assert!(refused.is_err());
+}
+
+#[test]
+fn a_submission_that_stays_under_every_timeout_still_meets_its_budget() {
+    let path = format!("{CORPUS}/sleep_under_timeout.py");
+    let mut t = limited(python::target(camino::Utf8Path::new(&path)).unwrap());
+    t.limits.submission_timeout = Duration::from_secs(4);
+    let scenarios = broadside::published::load("colab-6x6", &SpecSet::builtin()).unwrap();
+    let start = Instant::now();
+    let (results, _) = run_submission(&scenarios, &mut t);
+    let took = start.elapsed();
+    assert!(took < Duration::from_secs(12), "took {took:?}");
+    let not_run: Vec<&ScenarioResult> = results
+        .iter()
+        .filter(|r| {
+            r.fault
+                .as_ref()
+                .is_some_and(|f| f.kind == FaultKind::NotRun)
+        })
+        .collect();
+    assert!(not_run.len() >= 20, "only {} not run", not_run.len());
+    for r in &not_run {
+        assert_eq!(r.points, 0.0);
+        assert!(
+            r.fault
+                .as_ref()
+                .unwrap()
+                .message
+                .contains("submission_timeout_secs")
+        );
+    }
+    // The scenarios played before the budget ran out were graded as usual.
+    assert!(results.iter().any(|r| r.status == Status::Passed));
+}

@@ -525,6 +525,23 @@ fn run_timed(scenario: &Scenario, target: &mut dyn Target) -> ScenarioResult {
     result
 }
 
+/// A scenario not played because the submission used up its time `budget`: no points, and
+/// why.
+fn not_run(scenario: &Scenario, budget: std::time::Duration) -> ScenarioResult {
+    let mut r = ScenarioResult::new(scenario).errored(
+        Fault {
+            kind: FaultKind::NotRun,
+            message: format!(
+                "not run: the submission had used up its time ({} s for the whole suite, the suite's submission_timeout_secs) before this scenario",
+                budget.as_secs_f64()
+            ),
+        },
+        None,
+    );
+    r.checks = count_checks(scenario);
+    r
+}
+
 /// A duration in whole milliseconds (saturating).
 pub fn millis(d: std::time::Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
@@ -553,8 +570,13 @@ pub fn run_submission(
         .chain(played.iter().copied().filter(|&i| !visible(&scenarios[i])))
         .collect();
     let mut results: Vec<Option<ScenarioResult>> = vec![None; scenarios.len()];
+    let start = std::time::Instant::now();
+    let budget = target.budget();
     for i in order {
-        results[i] = Some(run_timed(&scenarios[i], target));
+        results[i] = Some(match budget {
+            Some(b) if start.elapsed() >= b => not_run(&scenarios[i], b),
+            _ => run_timed(&scenarios[i], target),
+        });
     }
     let results = results.into_iter().flatten().collect();
     (results, target.finish())

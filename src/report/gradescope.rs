@@ -125,7 +125,7 @@ pub fn gradescope(report: &Report, hidden: HiddenResults) -> Results {
             super::text::core_message(&faults[0].message)
         ));
     }
-    for f in &report.faults {
+    for f in &student.faults {
         output.push_str(&format!(
             "\nThe submission as a whole: {}\n{}\n",
             f.kind.word(),
@@ -137,7 +137,7 @@ pub fn gradescope(report: &Report, hidden: HiddenResults) -> Results {
     }
     Results {
         score: s.score,
-        execution_time: report.elapsed_ms.div_ceil(1000),
+        execution_time: student.elapsed_ms.div_ceil(1000),
         output,
         output_format: "text",
         visibility: "visible",

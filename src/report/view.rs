@@ -60,6 +60,25 @@ pub fn for_students(report: &Report, hidden: HiddenResults) -> Report {
             }
         })
         .collect();
+    // What the submission's code could see may be in what it left running (a command line
+    // holding a hidden scenario's ships): with anything hidden, staff alone see the list.
+    if report
+        .scenarios
+        .iter()
+        .any(|r| r.visibility != Visibility::Visible)
+    {
+        for f in &mut out.faults {
+            f.message = student_fault_message(f);
+        }
+        // No timing of a hidden scenario, not even as the total less the listed ones: a
+        // submission that sleeps in proportion to a hidden cell would read it back.
+        out.elapsed_ms = out
+            .scenarios
+            .iter()
+            .filter(|r| r.visibility == Visibility::Visible)
+            .map(|r| r.elapsed_ms)
+            .sum();
+    }
     let listed = super::Summary::of(&out.scenarios);
     out.summary = super::Summary {
         points: report.summary.points,
@@ -98,7 +117,17 @@ pub fn redacted(r: &ScenarioResult) -> ScenarioResult {
             message: String::new(),
         }),
         steps_run: 0,
+        elapsed_ms: 0,
         details_hidden: true,
         ..r.clone()
+    }
+}
+
+/// A fault of the whole submission as a student may read it when some scenario is hidden:
+/// its kind and what it means, without what the submission's processes carried.
+fn student_fault_message(f: &Fault) -> String {
+    match f.kind {
+        crate::target::FaultKind::Leak => "processes the submission started were still running after it was done and were killed (course staff see their command lines; a submission must not leave processes behind)".into(),
+        _ => f.message.lines().next().unwrap_or_default().chars().take(200).collect(),
     }
 }

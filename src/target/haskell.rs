@@ -53,6 +53,7 @@ pub fn target(path: &Utf8Path, limits: Limits, uid: u32) -> Result<Compiled, Str
     let src = std::fs::canonicalize(path).map_err(|e| format!("haskell:{path}: {e}"))?;
     let ws = Workspace::new()?;
     let work = ws.work.clone();
+    let mut skipped = Vec::new();
     if src.is_dir() {
         // The `.hs` files, folders kept (hidden ones skipped).
         let hs = |name: &std::ffi::OsStr, dir: bool| {
@@ -63,7 +64,7 @@ pub fn target(path: &Utf8Path, limits: Limits, uid: u32) -> Result<Compiled, Str
                 name.ends_with(".hs")
             }
         };
-        copy_tree(&src, &work, &hs).map_err(prepare)?;
+        skipped = copy_tree(&src, &work, &hs).map_err(prepare)?;
         if !work.join("Battleship.hs").is_file() {
             return Ok(Compiled::Failed(Fault {
                 kind: FaultKind::Setup,
@@ -71,7 +72,7 @@ pub fn target(path: &Utf8Path, limits: Limits, uid: u32) -> Result<Compiled, Str
             }));
         }
     } else {
-        std::fs::copy(&src, work.join("Battleship.hs")).map_err(prepare)?;
+        super::workspace::copy_file(&src, &work.join("Battleship.hs")).map_err(prepare)?;
     }
     std::fs::write(work.join(DRIVER_FILE), DRIVER).map_err(prepare)?;
     let jail = ws.seal(uid, &ghc_folders())?;
@@ -167,6 +168,7 @@ pub fn target(path: &Utf8Path, limits: Limits, uid: u32) -> Result<Compiled, Str
         memory_kind: MemoryKind::DataSize,
         ..limits
     };
+    process.copy_note = super::workspace::skipped_note(&skipped);
     Ok(Compiled::Ready(Box::new(process)))
 }
 

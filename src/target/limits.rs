@@ -25,6 +25,9 @@ pub struct Limits {
     pub request_timeout: Duration,
     /// Wall-clock time for one scenario's batch.
     pub scenario_timeout: Duration,
+    /// Wall-clock time for the whole submission: once it is used up, the scenarios not yet
+    /// played are not run (a scenario under way may finish, within `scenario_timeout`).
+    pub submission_timeout: Duration,
 }
 
 impl Default for Limits {
@@ -38,6 +41,8 @@ impl Default for Limits {
             processes: 64,
             request_timeout: Duration::from_secs(5),
             scenario_timeout: Duration::from_secs(30),
+            // Generous: a whole battleboats suite of Java dialogues takes seconds.
+            submission_timeout: Duration::from_secs(600),
         }
     }
 }
@@ -198,7 +203,14 @@ pub fn apply_in_child(
     use nix::sys::resource::{Resource, setrlimit};
     let mib = |n: u64| n.saturating_mul(1024 * 1024);
     let set = |r: Resource, v: u64| setrlimit(r, v, v).map_err(std::io::Error::from);
-    set(Resource::RLIMIT_CPU, limits.cpu_secs)?;
+    // The soft limit sends SIGXCPU, which the report calls a CPU limit; the hard one, two
+    // seconds later, is SIGKILL for a program that catches SIGXCPU.
+    setrlimit(
+        Resource::RLIMIT_CPU,
+        limits.cpu_secs,
+        limits.cpu_secs.saturating_add(2),
+    )
+    .map_err(std::io::Error::from)?;
     let memory = match limits.memory_kind {
         MemoryKind::AddressSpace => Resource::RLIMIT_AS,
         MemoryKind::DataSize => Resource::RLIMIT_DATA,

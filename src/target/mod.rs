@@ -184,6 +184,12 @@ pub trait Target {
         Vec::new()
     }
 
+    /// Wall-clock time the whole submission may take ([`limits::Limits::submission_timeout`]);
+    /// `None`: no budget (the reference, an in-process target).
+    fn budget(&self) -> Option<std::time::Duration> {
+        None
+    }
+
     /// Whether the target can be handed the reference's state for a call
     /// ([`Call::Act`]'s and [`Call::Observe`]'s `given`): a driver that announces it in
     /// `hello`. Other targets play on their own state throughout.
@@ -372,6 +378,8 @@ pub enum FaultKind {
     Limit,
     /// Processes the submission started were still running after it was done.
     Leak,
+    /// Not played: the submission had used up its time budget (`submission_timeout`).
+    NotRun,
     /// Native code wrote past the end of a buffer broadside gave it.
     Overrun,
 }
@@ -398,6 +406,7 @@ impl FaultKind {
             FaultKind::Unsupported => "unsupported",
             FaultKind::Limit => "limit",
             FaultKind::Leak => "leak",
+            FaultKind::NotRun => "not run",
             FaultKind::Overrun => "overrun",
         }
     }

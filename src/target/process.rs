@@ -68,6 +68,8 @@ pub struct Process {
     module: Option<String>,
     /// Whether the driver said in `hello` that it takes the reference's state (`given`).
     takes_given: bool,
+    /// What was left out when the submission was copied (hard links), for the report.
+    pub copy_note: Option<String>,
     /// Files the child needs (the bundled driver), removed when the target is dropped.
     _keep: Option<Arc<tempfile::TempDir>>,
     /// The submission as a whole program (`python:` runs its `main()`), for dialogues.
@@ -102,6 +104,7 @@ impl Process {
             next_id: 1,
             module: None,
             takes_given: false,
+            copy_note: None,
             _keep: None,
             whole: None,
         }
@@ -576,6 +579,7 @@ pub fn kill_user(uid: u32) -> Vec<String> {
             found.push(cmd);
         }
     }
+    found.sort();
     found
 }
 
@@ -652,8 +656,13 @@ impl Target for Process {
         self.takes_given
     }
 
+    fn budget(&self) -> Option<Duration> {
+        Some(self.limits.submission_timeout)
+    }
+
     fn notes(&self) -> Vec<String> {
         let mut notes: Vec<String> = self.module.iter().map(|m| format!("graded {m}")).collect();
+        notes.extend(self.copy_note.clone());
         if self.drop_to.is_some() && !limits::namespaces_available() {
             notes.push(
                 "this machine gives broadside no namespaces (e.g. an unprivileged container), so \
@@ -680,11 +689,13 @@ impl Target for Process {
         if left.is_empty() {
             return Vec::new();
         }
-        let list: Vec<String> = left
+        let mut list: Vec<String> = left
             .iter()
-            // Command lines only: process ids would differ from run to run.
+            // Command lines only, sorted: process ids and the order /proc lists them in
+            // would differ from run to run.
             .map(|(_, cmd)| cmd.clone())
             .collect();
+        list.sort();
         vec![Fault {
             kind: FaultKind::Leak,
             message: format!(

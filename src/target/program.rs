@@ -95,6 +95,9 @@ impl Target for ProgramTarget {
     fn notes(&self) -> Vec<String> {
         self.program.note.iter().cloned().collect()
     }
+    fn budget(&self) -> Option<std::time::Duration> {
+        Some(self.program.limits.submission_timeout)
+    }
     fn new_game(&mut self, _: &Arc<Rules>, _: &Setup) -> Result<(), Fault> {
         Err(only_dialogues())
     }
@@ -194,6 +197,7 @@ pub fn java_target(path: &Utf8Path, limits: Limits, uid: u32) -> Result<Built, S
     let ws = Workspace::new()?;
     let sources = ws.work.join("src");
     std::fs::create_dir_all(&sources).map_err(prepare)?;
+    let mut skipped = Vec::new();
     if src.is_dir() {
         let java = |name: &std::ffi::OsStr, dir: bool| {
             let name = name.to_string_lossy();
@@ -203,13 +207,13 @@ pub fn java_target(path: &Utf8Path, limits: Limits, uid: u32) -> Result<Built, S
                 name.ends_with(".java")
             }
         };
-        copy_tree(&src, &sources, &java).map_err(prepare)?;
+        skipped = copy_tree(&src, &sources, &java).map_err(prepare)?;
     } else {
         let name = src
             .file_name()
             .map(|n| n.to_os_string())
             .unwrap_or_default();
-        std::fs::copy(&src, sources.join(name)).map_err(prepare)?;
+        super::workspace::copy_file(&src, &sources.join(name)).map_err(prepare)?;
     }
     let mut files = Vec::new();
     java_files(&sources, &mut files).map_err(prepare)?;
@@ -331,7 +335,10 @@ pub fn java_target(path: &Utf8Path, limits: Limits, uid: u32) -> Result<Built, S
     let mut program = ws.program(format!("java:{path}"), java(), run_args, jail, uid);
     program.env.extend(jdk_library_path(&java()));
     program.limits = jvm;
-    program.note = note;
+    program.note = match (note, super::workspace::skipped_note(&skipped)) {
+        (Some(a), Some(b)) => Some(format!("{a}; {b}")),
+        (a, b) => a.or(b),
+    };
     Ok(Built::Ready(Box::new(program)))
 }
 

@@ -52,15 +52,16 @@ pub fn target_as(path: &Utf8Path, uid: u32) -> Result<Process, String> {
         std::fs::write(file, text).map_err(prepare)?;
         std::fs::set_permissions(file, std::fs::Permissions::from_mode(0o644)).map_err(prepare)?;
     }
+    let mut skipped = Vec::new();
     let copy = if src.is_dir() {
-        copy_tree(&src, &ws.work, &|_, _| true).map_err(prepare)?;
+        skipped = copy_tree(&src, &ws.work, &|_, _| true).map_err(prepare)?;
         ws.work.clone()
     } else {
         let name = src
             .file_name()
             .map(|n| n.to_os_string())
             .unwrap_or_default();
-        std::fs::copy(&src, ws.work.join(&name)).map_err(prepare)?;
+        super::workspace::copy_file(&src, &ws.work.join(&name)).map_err(prepare)?;
         ws.work.join(&name)
     };
     let args = vec![
@@ -84,5 +85,6 @@ pub fn target_as(path: &Utf8Path, uid: u32) -> Result<Process, String> {
     program.language = Some("python");
     let mut process = ws.process(name, interpreter(), args, jail, uid);
     process.whole = Some(program);
+    process.copy_note = super::workspace::skipped_note(&skipped);
     Ok(process)
 }

@@ -122,12 +122,29 @@ pub fn prepare(e: std::io::Error) -> String {
 }
 
 /// Copies the regular files and folders under `from` into `to` that `keep` accepts (given
-/// each entry's name and whether it is a folder); links are never followed.
+/// each entry's name and whether it is a folder); links are never followed. A file with
+/// more than one hard link is skipped (it may be another user's file linked in, which the
+/// copy would hand to the submission's user): the skipped paths, relative to `from`, are
+/// returned for the report.
 pub fn copy_tree(
     from: &Path,
     to: &Path,
     keep: &dyn Fn(&std::ffi::OsStr, bool) -> bool,
+) -> std::io::Result<Vec<String>> {
+    let mut skipped = Vec::new();
+    copy_tree_into(from, to, keep, Path::new(""), &mut skipped)?;
+    skipped.sort();
+    Ok(skipped)
+}
+
+fn copy_tree_into(
+    from: &Path,
+    to: &Path,
+    keep: &dyn Fn(&std::ffi::OsStr, bool) -> bool,
+    rel: &Path,
+    skipped: &mut Vec<String>,
 ) -> std::io::Result<()> {
+    use std::os::unix::fs::MetadataExt;
     for entry in std::fs::read_dir(from)? {
         let entry = entry?;
         let kind = entry.file_type()?;
@@ -138,12 +155,38 @@ pub fn copy_tree(
         let dest = to.join(&name);
         if kind.is_dir() {
             std::fs::create_dir(&dest)?;
-            copy_tree(&entry.path(), &dest, keep)?;
+            copy_tree_into(&entry.path(), &dest, keep, &rel.join(&name), skipped)?;
+        } else if entry.metadata()?.nlink() > 1 {
+            skipped.push(rel.join(&name).to_string_lossy().into_owned());
         } else {
             std::fs::copy(entry.path(), dest)?;
         }
     }
     Ok(())
+}
+
+/// Copies one submitted file, refusing one with more than one hard link (see
+/// [`copy_tree`]).
+pub fn copy_file(from: &Path, to: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::MetadataExt;
+    let meta = std::fs::symlink_metadata(from)?;
+    if !meta.is_file() || meta.nlink() > 1 {
+        return Err(std::io::Error::other(format!(
+            "{} is not a plain file of its own (a link to another file); it is not copied",
+            from.display()
+        )));
+    }
+    std::fs::copy(from, to).map(drop)
+}
+
+/// The report note for files [`copy_tree`] skipped, if any.
+pub fn skipped_note(skipped: &[String]) -> Option<String> {
+    (!skipped.is_empty()).then(|| {
+        format!(
+            "not copied, being hard links to other files (the submission's code never saw them): {}",
+            skipped.join(", ")
+        )
+    })
 }
 
 /// Gives `path` and everything under it to `uid`.

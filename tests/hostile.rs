@@ -440,3 +440,25 @@ fn a_submission_that_stays_under_every_timeout_still_meets_its_budget() {
     // The scenarios played before the budget ran out were graded as usual.
     assert!(results.iter().any(|r| r.status == Status::Passed));
 }
+
+#[test]
+fn shared_memory_a_submission_leaves_is_its_own_and_gone_with_it() {
+    let _ = std::fs::remove_file("/dev/shm/broadside-shm-drop");
+    let key = "1112687699"; // 0x42524453, as /proc/sysvipc/shm lists keys
+    let segments = || std::fs::read_to_string("/proc/sysvipc/shm").unwrap_or_default();
+    assert!(
+        !segments().split_whitespace().any(|w| w == key),
+        "left from an earlier run"
+    );
+    let (r, faults, _) = grade("shared_memory_drop.py");
+    assert_eq!(r.status, Status::Passed, "{:?}", r.fault);
+    assert!(faults.is_empty(), "{faults:?}");
+    assert!(
+        !std::path::Path::new("/dev/shm/broadside-shm-drop").exists(),
+        "the file dropped in /dev/shm reached the host's"
+    );
+    assert!(
+        !segments().split_whitespace().any(|w| w == key),
+        "the System V segment outlived the submission"
+    );
+}

@@ -176,8 +176,10 @@ pub fn namespaces_available() -> bool {
         unsafe {
             probe.pre_exec(|| {
                 use nix::sched::CloneFlags;
-                nix::sched::unshare(CloneFlags::CLONE_NEWNET | CloneFlags::CLONE_NEWNS)
-                    .map_err(std::io::Error::from)
+                nix::sched::unshare(
+                    CloneFlags::CLONE_NEWNET | CloneFlags::CLONE_NEWNS | CloneFlags::CLONE_NEWIPC,
+                )
+                .map_err(std::io::Error::from)
             });
         }
         probe.status().is_ok_and(|s| s.success())
@@ -223,15 +225,22 @@ pub fn apply_in_child(
         use nix::mount::{MsFlags, mount};
         use nix::sched::CloneFlags;
         let io = std::io::Error::from;
-        let flags = if jail.is_some() {
-            CloneFlags::CLONE_NEWNET | CloneFlags::CLONE_NEWNS
-        } else {
-            CloneFlags::CLONE_NEWNET
+        // No network; System V shared memory and message queues of its own, gone with its
+        // last process; and mounts of its own, for a private /dev/shm.
+        let flags = CloneFlags::CLONE_NEWNET | CloneFlags::CLONE_NEWNS | CloneFlags::CLONE_NEWIPC;
+        // An empty /dev/shm of the child's own, so nothing written there reaches another
+        // submission or outlives this one (best effort: a host without /dev/shm has none).
+        let private_shm = |at: &std::ffi::CStr| {
+            let _ = mount(
+                Some("tmpfs"),
+                at,
+                Some("tmpfs"),
+                MsFlags::MS_NOSUID | MsFlags::MS_NODEV,
+                Some("size=64m,mode=1777"),
+            );
         };
         if namespaces {
             nix::sched::unshare(flags).map_err(io)?;
-        }
-        if let Some(jail) = jail {
             // Mounts made here stay in the child's namespace.
             mount(
                 None::<&str>,
@@ -241,6 +250,11 @@ pub fn apply_in_child(
                 None::<&str>,
             )
             .map_err(io)?;
+            if jail.is_none() {
+                private_shm(c"/dev/shm");
+            }
+        }
+        if let Some(jail) = jail {
             for (host, inside) in &jail.binds {
                 mount(
                     Some(host.as_c_str()),
@@ -251,6 +265,7 @@ pub fn apply_in_child(
                 )
                 .map_err(io)?;
             }
+            private_shm(jail.shm.as_c_str());
             nix::unistd::chroot(jail.root.as_c_str()).map_err(io)?;
             nix::unistd::chdir(jail.workdir.as_c_str()).map_err(io)?;
         }
@@ -274,6 +289,8 @@ pub fn apply_in_child(
 #[derive(Debug, Clone)]
 pub struct Jail {
     root: std::ffi::CString,
+    /// `dev/shm` under `root`, where the child's own tmpfs goes.
+    shm: std::ffi::CString,
     binds: Vec<(std::ffi::CString, std::ffi::CString)>,
     workdir: std::ffi::CString,
 }
@@ -330,6 +347,7 @@ impl Jail {
         std::fs::set_permissions(root, std::fs::Permissions::from_mode(0o755))?;
         Ok(Jail {
             root: c(root)?,
+            shm: c(&root.join("dev/shm"))?,
             binds,
             workdir: c(std::path::Path::new(workdir))?,
         })

@@ -468,3 +468,33 @@ fn a_process_that_sheds_its_environment_is_still_found_and_killed() {
         "the process outlived the grading"
     );
 }
+
+#[test]
+fn loose_files_are_named_and_folder_names_cannot_drive_the_terminal() {
+    let (_keep, out) = tmp();
+    let class = tempfile::tempdir().unwrap();
+    let odd = class.path().join("evil\u{1b}[2Jname");
+    std::fs::create_dir(&odd).unwrap();
+    std::fs::copy(
+        "fixtures/submissions/solo-10x10/correct/battleships.py",
+        odd.join("battleships.py"),
+    )
+    .unwrap();
+    std::fs::write(class.path().join("class-export.zip"), "not unpacked").unwrap();
+    let (code, err) = grade(
+        "fixtures/scenarios/solo-10x10/01-perfect-game.toml",
+        class.path().to_str().unwrap(),
+        &out,
+        &[],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        !err.contains('\u{1b}'),
+        "a raw escape reached the terminal: {err:?}"
+    );
+    assert!(err.contains("evil\\u{1b}[2Jname"), "{err}");
+    assert!(err.contains("class-export.zip"), "{err}");
+    assert!(err.contains("is a file, not a submission folder"), "{err}");
+    let summary = json(&out.join("summary.json"));
+    assert_eq!(summary["submissions"].as_array().unwrap().len(), 1);
+}

@@ -153,6 +153,17 @@ pub fn grade(args: GradeArgs) -> anyhow::Result<u8> {
     progress.done();
     let mut graded: Vec<(String, broadside::report::Report)> = Vec::new();
     let (mut resumed, mut not_started, mut write_errors) = (0, 0, 0);
+    // Loose files in the class folder are named on standard error, never skipped in
+    // silence. They stay out of the summary's `not_graded`, which lists submissions to
+    // finish with `--resume` (and must be empty for `merge`).
+    for f in broadside::grade::strays(&args.submissions) {
+        let _ = writeln!(
+            anstream::stderr(),
+            "warning: {} in {} is a file, not a submission folder: not graded",
+            printable(&f),
+            args.submissions
+        );
+    }
     let mut not_graded = Vec::new();
     for (r, sub) in results.into_iter().zip(&plan.submissions) {
         if !matches!(r, Some(Ok(_))) {
@@ -305,6 +316,20 @@ fn write_summary(out: &Utf8Path, summary: &ClassSummary) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// `s` with its control characters escaped (`\u{1b}`), so a folder name cannot drive the
+/// terminal.
+fn printable(s: &str) -> String {
+    s.chars()
+        .map(|c| {
+            if c.is_control() && c != '\n' {
+                c.escape_default().collect()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
+}
+
 /// Progress on standard error: an indicatif bar on a terminal, a plain line per submission
 /// otherwise (CI logs).
 struct Reporter {
@@ -355,7 +380,7 @@ impl Progress for Reporter {
                 }
                 format!(
                     "{}: {}/{} points, {} failed, {} errors{}",
-                    g.id,
+                    printable(&g.id),
                     s.score,
                     s.max_score,
                     s.failed,
@@ -365,7 +390,7 @@ impl Progress for Reporter {
             }
             Err(e) => {
                 self.failing.fetch_add(1, Ordering::SeqCst);
-                format!("error: {e}")
+                format!("error: {}", printable(e))
             }
         };
         match &self.bar {

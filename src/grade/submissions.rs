@@ -42,6 +42,23 @@ pub fn discover(dir: &Utf8Path) -> Result<Vec<Submission>, String> {
     Ok(out)
 }
 
+/// The files directly in `dir` (hidden ones skipped): not submissions, but a class folder
+/// rarely holds them by design (a zip not unpacked, a student's file dropped loose), so the
+/// summary lists them as not graded. Sorted; names not UTF-8 shown lossily.
+pub fn strays(dir: &Utf8Path) -> Vec<String> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut out: Vec<String> = entries
+        .flatten()
+        .filter(|e| e.file_type().is_ok_and(|t| !t.is_dir()))
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| !n.starts_with('.'))
+        .collect();
+    out.sort();
+    out
+}
+
 /// `--shard K/N`: the K-th of N deterministic parts of a class (1-based).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Shard {

@@ -479,8 +479,20 @@ fn run(
     }
     let limits = limit_args.limits(&suites.limits());
     let start = std::time::Instant::now();
-    let mut target = broadside::target::from_spec(&target, limits, limits::NOBODY)
-        .map_err(anyhow::Error::msg)?;
+    // As root, the submission runs as a user of its own (a block claimed as `grade` claims
+    // its slots'), so whatever it leaves running, however it sheds broadside's mark, is
+    // found by its user afterwards, killed and reported, and never meets the next run.
+    let users = if limits::running_as_root() {
+        Some(limits::claim_uid_block().context("failed to claim a user for the submission")?)
+    } else {
+        None
+    };
+    let uid = users.as_ref().map_or(limits::NOBODY, |b| b.base);
+    if users.is_some() {
+        broadside::target::process::kill_user(uid);
+    }
+    let mut target =
+        broadside::target::from_spec(&target, limits, uid).map_err(anyhow::Error::msg)?;
     if !loaded
         .scenarios
         .iter()
@@ -494,14 +506,28 @@ fn run(
                 .unwrap_or_default()
         );
     }
-    let (results, faults) = broadside::harness::run_submission(&loaded.scenarios, target.as_mut());
+    let (results, mut faults) =
+        broadside::harness::run_submission(&loaded.scenarios, target.as_mut());
     let mut report = Report::new(target.name(), results);
-    report.faults = faults;
     report.notes = target.notes();
     report.notes.extend(broadside::harness::skipped_note(
         &loaded.scenarios,
         target.as_ref(),
     ));
+    drop(target);
+    if users.is_some() {
+        let left = broadside::target::process::kill_user(uid);
+        if !left.is_empty() {
+            faults.push(broadside::target::Fault {
+                kind: broadside::target::FaultKind::Leak,
+                message: format!(
+                    "processes of the submission were still running after it was graded and were killed:\n{}",
+                    left.join("\n")
+                ),
+            });
+        }
+    }
+    report.faults = faults;
     report.elapsed_ms = broadside::harness::millis(start.elapsed());
     let hidden = suites.hidden_results();
     let view = match audience {

@@ -462,3 +462,37 @@ fn shared_memory_a_submission_leaves_is_its_own_and_gone_with_it() {
         "the System V segment outlived the submission"
     );
 }
+
+#[test]
+fn under_run_a_daemon_that_sheds_the_mark_is_found_by_its_user_and_killed() {
+    let alive = || {
+        broadside::target::process::processes()
+            .iter()
+            .any(|(_, dir)| broadside::target::process::cmdline(dir).contains("daemon-left-behind"))
+    };
+    assert!(!alive(), "a daemon from an earlier run is still there");
+    let out = assert_cmd::Command::cargo_bin("broadside")
+        .unwrap()
+        .args([
+            "run",
+            "fixtures/scenarios/colab-6x6/01-handout-example.toml",
+            "--target",
+            &format!("python:{CORPUS}/daemon_without_mark.py"),
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let faults = v["faults"].as_array().cloned().unwrap_or_default();
+    assert!(
+        faults.iter().any(|f| f["kind"] == "leak"
+            && f["message"]
+                .as_str()
+                .unwrap_or("")
+                .contains("daemon-left-behind")),
+        "{faults:?}"
+    );
+    assert!(!alive(), "the daemon outlived `run`");
+    assert_eq!(v["summary"]["passed"], 1, "the scores themselves are right");
+}

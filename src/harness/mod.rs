@@ -70,8 +70,6 @@ impl Marks {
                 e.check == d.check
                     && (e.check != "outcome" || first_word(&e.expected) == first_word(&d.expected))
             });
-            // An action answered otherwise, earlier or at this very step (for a state
-            // check after it).
             // An action answered otherwise: earlier, at this very step (for a state check
             // after it), or at any step (for an `[end]` check).
             let departed = self.divergences.iter().any(|e| {
@@ -185,8 +183,10 @@ fn plan_calls<'a>(scenario: &'a Scenario, handing: &Handing) -> Result<Vec<Call<
 
 /// The student function an action's answer judges, and the handout's words for the answer
 /// the reference gave. For a shot: the function the driver says decided it, else the one
-/// the spec names for where the answers part (a hit answered `sunk`: `sinking`; the right
-/// word with the wrong ship: `detail`), else the spec's `function`.
+/// the spec names for where the answers part (a hit told from a sinking: `[checks.fire]`'s
+/// `sinking`; the right word with the wrong ship: `[checks.ship]`), else the spec's
+/// `function`. The clause is the one of the row naming the function at fault, else the
+/// event's the reference answered.
 fn judged_action(
     rules: &crate::spec::Rules,
     action: &Action,

@@ -305,16 +305,16 @@ fn in_range((lo, hi): (u64, u64)) -> clap::builder::RangedU64ValueParser<u64> {
 
 /// Seconds in `ranges::SUBMISSION_SECS`.
 fn submission_secs(s: &str) -> Result<f64, String> {
-    let (lo, hi) = ranges::SUBMISSION_SECS;
-    match s.parse::<f64>() {
-        Ok(v) if v.is_finite() && (lo..=hi).contains(&v) => Ok(v),
-        _ => Err(format!("expected seconds from {lo} to {hi}")),
-    }
+    secs_in(s, ranges::SUBMISSION_SECS)
 }
 
 /// Seconds in `ranges::SECS`.
 fn secs(s: &str) -> Result<f64, String> {
-    let (lo, hi) = ranges::SECS;
+    secs_in(s, ranges::SECS)
+}
+
+/// Seconds from `lo` to `hi`.
+fn secs_in(s: &str, (lo, hi): (f64, f64)) -> Result<f64, String> {
     match s.parse::<f64>() {
         Ok(v) if v.is_finite() && (lo..=hi).contains(&v) => Ok(v),
         _ => Err(format!("expected seconds from {lo} to {hi}")),
@@ -516,16 +516,7 @@ fn run(
     ));
     drop(target);
     if users.is_some() {
-        let left = broadside::target::process::kill_user(uid);
-        if !left.is_empty() {
-            faults.push(broadside::target::Fault {
-                kind: broadside::target::FaultKind::Leak,
-                message: format!(
-                    "processes of the submission were still running after it was graded and were killed:\n{}",
-                    left.join("\n")
-                ),
-            });
-        }
+        faults.extend(broadside::target::process::sweep_user(uid));
     }
     report.faults = faults;
     report.elapsed_ms = broadside::harness::millis(start.elapsed());

@@ -138,16 +138,7 @@ fn grade_one(
     ));
     drop(target);
     if let Some(uid) = user {
-        let left = crate::target::process::kill_user(uid);
-        if !left.is_empty() {
-            faults.push(crate::target::Fault {
-                kind: crate::target::FaultKind::Leak,
-                message: format!(
-                    "processes of the submission were still running after it was graded and were killed:\n{}",
-                    left.join("\n")
-                ),
-            });
-        }
+        faults.extend(crate::target::process::sweep_user(uid));
     }
     let mut report = Report::new(name, results);
     report.faults = faults;

@@ -553,6 +553,19 @@ pub fn kill_marked(marker: &str) -> Vec<String> {
         .collect()
 }
 
+/// [`kill_user`] after a submission: what still ran as its user, as the submission's `leak`
+/// fault (`None` when nothing did).
+pub fn sweep_user(uid: u32) -> Option<Fault> {
+    let left = kill_user(uid);
+    (!left.is_empty()).then(|| Fault {
+        kind: FaultKind::Leak,
+        message: format!(
+            "processes of the submission were still running after it was graded and were killed:\n{}",
+            left.join("\n")
+        ),
+    })
+}
+
 /// Kills every process whose real user is `uid` and returns their command lines. Only for the
 /// users `grade` gives its job slots: whatever runs as one between two submissions is a
 /// leftover of the last, whatever its environment.

@@ -498,3 +498,35 @@ fn loose_files_are_named_and_folder_names_cannot_drive_the_terminal() {
     let summary = json(&out.join("summary.json"));
     assert_eq!(summary["submissions"].as_array().unwrap().len(), 1);
 }
+
+#[test]
+fn a_folder_name_that_is_not_utf8_is_graded_under_an_escaped_id() {
+    use std::os::unix::ffi::OsStrExt;
+    let (_keep, out) = tmp();
+    let class = tempfile::tempdir().unwrap();
+    // "café" from an archive unpacked as Latin-1: the é is the single byte 0xe9.
+    let latin1 = class.path().join(std::ffi::OsStr::from_bytes(b"caf\xe9"));
+    for dir in [latin1, class.path().join("plain")] {
+        std::fs::create_dir(&dir).unwrap();
+        std::fs::copy(
+            "fixtures/submissions/solo-10x10/correct/battleships.py",
+            dir.join("battleships.py"),
+        )
+        .unwrap();
+    }
+    let (code, err) = grade(
+        "fixtures/scenarios/solo-10x10/01-perfect-game.toml",
+        class.path().to_str().unwrap(),
+        &out,
+        &[],
+    );
+    assert_eq!(code, 0, "{err}");
+    let summary = json(&out.join("summary.json"));
+    let rows = summary["submissions"].as_array().unwrap();
+    let ids: Vec<&str> = rows.iter().map(|r| r["id"].as_str().unwrap()).collect();
+    assert_eq!(ids, ["caf\\xe9", "plain"], "{summary}");
+    assert!(rows[1]["score"].as_f64().unwrap() > 0.0, "{summary}");
+    assert_eq!(rows[0]["score"], rows[1]["score"], "{summary}");
+    let report = json(&out.join("caf\\xe9").join("report.json"));
+    assert_eq!(report["scenarios"][0]["status"], "passed", "{report}");
+}

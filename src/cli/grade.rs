@@ -84,6 +84,8 @@ pub fn grade(args: GradeArgs) -> anyhow::Result<u8> {
     }
     check_out_folder(&args.out, &args.submissions, &args.suites)?;
     let mut submissions = discover(&args.submissions).map_err(anyhow::Error::msg)?;
+    // The links to folders whose names are not UTF-8 go when grading ends, however it ends.
+    let _aliases = scopeguard(broadside::grade::drop_aliases);
     if let Some(s) = submissions
         .iter()
         .find(|s| ["summary.json", "summary.csv"].contains(&s.id.as_str()))
@@ -506,4 +508,15 @@ fn missing_shards(seen: &[Shard]) -> Option<String> {
         .map(|k| format!("{k}/{}", first.count))
         .collect();
     (!missing.is_empty()).then(|| format!("shard {} missing", missing.join(", ")))
+}
+
+/// Runs `f` when the value returned is dropped.
+fn scopeguard(f: fn()) -> impl Drop {
+    struct Guard(fn());
+    impl Drop for Guard {
+        fn drop(&mut self) {
+            (self.0)()
+        }
+    }
+    Guard(f)
 }

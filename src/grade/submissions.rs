@@ -15,7 +15,12 @@ pub struct Submission {
 /// `__MACOSX` skipped),
 /// sorted by id. Files directly in `dir` are not submissions.
 ///
-/// Errors: `dir` is not a readable folder, or a name is not UTF-8.
+/// A folder whose name is not UTF-8 (an archive unpacked with another encoding) is graded
+/// all the same: its id spells the stray bytes as `\xNN` (`caf\xe9`, unique as the bytes
+/// are), and its path is a link of that name to it in a temporary folder kept until
+/// [`drop_aliases`] (the targets copy the folder the link points to).
+///
+/// Errors: `dir` is not a readable folder.
 pub fn discover(dir: &Utf8Path) -> Result<Vec<Submission>, String> {
     let entries = std::fs::read_dir(dir)
         .map_err(|e| format!("cannot read the submissions folder {dir}: {e}"))?;
@@ -23,23 +28,59 @@ pub fn discover(dir: &Utf8Path) -> Result<Vec<Submission>, String> {
     for entry in entries {
         let entry = entry.map_err(|e| format!("cannot read the submissions folder {dir}: {e}"))?;
         let name = entry.file_name();
-        let Some(id) = name.to_str() else {
-            return Err(format!(
-                "submission folder {} in {dir} has a name that is not UTF-8",
-                name.to_string_lossy()
-            ));
-        };
+        let id = escaped(&name);
         // Hidden folders and the folder macOS archivers add are not submissions.
         if id.starts_with('.') || id == "__MACOSX" || !entry.path().is_dir() {
             continue;
         }
-        out.push(Submission {
-            id: id.to_string(),
-            path: dir.join(id),
-        });
+        let path = match name.to_str() {
+            Some(n) => dir.join(n),
+            None => alias(&entry.path(), &id)?,
+        };
+        out.push(Submission { id, path });
     }
     out.sort_by(|a, b| a.id.cmp(&b.id));
     Ok(out)
+}
+
+/// A file name as text: UTF-8 as it is, other bytes as `\xNN`.
+fn escaped(name: &std::ffi::OsStr) -> String {
+    use std::os::unix::ffi::OsStrExt;
+    let mut out = String::new();
+    for chunk in name.as_bytes().utf8_chunks() {
+        out.push_str(chunk.valid());
+        for b in chunk.invalid() {
+            out.push_str(&format!("\\x{b:02x}"));
+        }
+    }
+    out
+}
+
+/// The temporary folders holding links to submissions whose names are not UTF-8.
+static ALIASES: std::sync::Mutex<Vec<tempfile::TempDir>> = std::sync::Mutex::new(Vec::new());
+
+/// A link named `id` to `target`, in a temporary folder of this run.
+fn alias(target: &std::path::Path, id: &str) -> Result<Utf8PathBuf, String> {
+    let fail =
+        |e: std::io::Error| format!("cannot link the submission {id} under a UTF-8 name: {e}");
+    let mut held = ALIASES.lock().unwrap_or_else(|p| p.into_inner());
+    if held.is_empty() {
+        held.push(
+            tempfile::Builder::new()
+                .prefix("broadside-names-")
+                .tempdir()
+                .map_err(fail)?,
+        );
+    }
+    let link = held[0].path().join(id);
+    std::os::unix::fs::symlink(target, &link).map_err(fail)?;
+    Utf8PathBuf::from_path_buf(link)
+        .map_err(|p| format!("the temporary folder {} is not UTF-8", p.display()))
+}
+
+/// Removes the links [`discover`] made for names that are not UTF-8 (after grading).
+pub fn drop_aliases() {
+    ALIASES.lock().unwrap_or_else(|p| p.into_inner()).clear();
 }
 
 /// The files directly in `dir` (hidden ones skipped): not submissions, but a class folder

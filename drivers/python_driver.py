@@ -11,6 +11,7 @@ import io
 import json
 import os
 import random
+import signal
 import sys
 import traceback
 
@@ -26,6 +27,11 @@ PROTOCOL = 1
 OUTPUT_LIMIT = 16 * 1024
 PRINT_CAP = 1024 * 1024
 MAIN_PID = os.getpid()
+# The longest line the executor may answer, and the most objects one value it sends may hold.
+REPLY_LIMIT = 64 * 1024 * 1024
+ENCODE_LIMIT = 200000
+# The captures open in this process, innermost last (the executor's prints join the request's).
+CAPTURE = []
 
 # Keep the protocol streams away from student code: fd 0 becomes /dev/null and fd 1 goes to
 # stderr, so even a C-level write cannot corrupt an answer.
@@ -73,6 +79,11 @@ class Sink(io.TextIOBase):
             self.tail = (self.tail + text)[-half:]
         return written
 
+    def add(self, text, printed):
+        """What the executor printed in one call: its kept text, and how much it printed."""
+        self.write(text)
+        self.total += max(0, printed - len(text))
+
 
 class Capture:
     """Captures what student code prints (stdout and stderr) while a request runs: the head
@@ -84,10 +95,12 @@ class Capture:
     def __enter__(self):
         self.saved = (sys.stdout, sys.stderr)
         sys.stdout = sys.stderr = self.sink
+        CAPTURE.append(self)
         return self
 
     def __exit__(self, *exc):
         sys.stdout, sys.stderr = self.saved
+        CAPTURE.pop()
         return False
 
     def flooded(self):
@@ -101,20 +114,545 @@ class Capture:
         return head + "\n[... {} characters cut ...]\n".format(cut) + self.sink.tail
 
 
-class Submission:
-    """The student's module, imported once; every call goes through `call`."""
+class Remote:
+    """The student's module, imported in a process of its own (the executor), forked from
+    this one before the import. Everything that decides an answer (the type checks, the
+    probes' verdicts, which function is at fault) runs here, in a process the student's code
+    cannot reach: it is not dumpable (no ptrace, no /proc/PID/mem), and the executor holds
+    none of the protocol's streams. The executor only calls functions and sends back the
+    raw values they returned, encoded as plain data (see `encode`); a module that patches
+    the driver at import patches the executor's copy, which judges nothing.
+
+    Values cross by value (lists, tuples, sets, dicts, scalars); each container the
+    executor saw keeps a number, so passing back a value this process received (or sent)
+    hands the student's function the very object it made, as if both ran in one process.
+    `fresh` reads objects again after a call may have changed them."""
 
     def __init__(self, path, preferred, functions):
         self.path = path
-        self.module = None
         self.error = None
+        self.pid = None
+        self.origin = {}
         self.file, self.why = broadside_find.find(path, preferred, functions)
 
     def load(self):
-        if self.module is not None or self.error is not None:
+        if self.pid is not None or self.error is not None:
             return
         if self.file is None:
             self.error = StudentError("missing", self.why)
+            return
+        down_r, down_w = os.pipe()
+        up_r, up_w = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            os.close(down_w)
+            os.close(up_r)
+            os.close(_proto_in.fileno())
+            os.close(_proto_out.fileno())
+            try:
+                Executor(self.file, down_r, up_w).serve()
+            finally:
+                os._exit(0)
+        os.close(down_r)
+        os.close(up_w)
+        self.pid = pid
+        self.tx = os.fdopen(down_w, "w", encoding="utf-8")
+        self.rx = os.fdopen(up_r, "r", encoding="utf-8")
+        no_dumps()
+        reply = self.ask({"op": "load"})
+        if not reply.get("ok"):
+            self.error = self.student_error(reply)
+
+    def reset(self, seed):
+        """A new game: the executor forgets the objects it numbered and seeds `random`."""
+        self.load()
+        self.origin = {}
+        if self.error is None:
+            self.ask({"op": "reset", "seed": seed})
+
+    def call(self, function, *args):
+        self.load()
+        if self.error is not None:
+            raise self.error
+        made = []
+        payload = [self.send(a, made) for a in args]
+        reply = self.ask({"op": "call", "fn": function, "args": payload})
+        self.adopt(made, reply.get("made"))
+        if not reply.get("ok"):
+            raise self.student_error(reply)
+        return self.decode(reply.get("value"), {})
+
+    def call_many(self, function, arglists):
+        """`function` called once per argument list, in order, in one exchange with the
+        executor (a board's worth of questions costs one round trip, not a hundred). The
+        first call that fails raises, as it would have called one by one."""
+        self.load()
+        if self.error is not None:
+            raise self.error
+        if not arglists:
+            return []
+        made = []
+        payload = [[self.send(a, made) for a in args] for args in arglists]
+        reply = self.ask({"op": "many", "fn": function, "args": payload})
+        self.adopt(made, reply.get("made"))
+        if not reply.get("ok"):
+            raise self.student_error(reply)
+        values = reply.get("value")
+        if not isinstance(values, list) or len(values) > len(arglists):
+            self.broken("a batch of calls answered {!r}".format(values)[:200])
+        out = [self.decode(v, {}) for v in values]
+        if len(out) < len(arglists):
+            raise self.student_error(reply.get("failed") or {})
+        return out
+
+    def plan(self, steps):
+        """Several calls in one exchange, later ones on the raw results of earlier ones:
+        each step is `(function, arg, ...)` or `(FETCH, obj)`, an argument may be `Step(i,
+        index...)` (step i's result, indexed), and `when` conditions (see `Executor.plan`)
+        skip a step the judging would not ask for. Returns, per step, its decoded value, a
+        StudentError, or SKIPPED; nothing here decides anything."""
+        self.load()
+        if self.error is not None:
+            raise self.error
+        made = []
+        payload = []
+        for step, when in steps:
+            fn, args = step[0], step[1:]
+            payload.append({"fn": fn, "when": when,
+                            "args": [a.wire() if isinstance(a, Step) else self.send(a, made)
+                                     for a in args]})
+        reply = self.ask({"op": "plan", "steps": payload})
+        self.adopt(made, reply.get("made"))
+        got = reply.get("value")
+        if not reply.get("ok") or not isinstance(got, list) or len(got) != len(steps):
+            self.broken("a plan answered {!r}".format(got)[:200])
+        out = []
+        for one in got:
+            if not isinstance(one, dict):
+                self.broken("a plan's step is {!r}".format(one)[:200])
+            if one.get("skipped"):
+                out.append(SKIPPED)
+            elif one.get("ok"):
+                out.append(self.decode(one.get("value"), {}))
+            else:
+                out.append(self.student_error(one))
+        return out
+
+    def fresh(self, *objs):
+        """The objects again as the executor holds them now (one read: objects shared among
+        them come back shared). An object this process never exchanged is itself."""
+        refs = [self.origin.get(id(o), (None, None)) for o in objs]
+        cids = [cid if o is obj else None for (o, cid), obj in zip(refs, objs)]
+        if self.error is not None or all(c is None for c in cids):
+            return objs[0] if len(objs) == 1 else objs
+        reply = self.ask({"op": "fetch", "refs": cids})
+        if not reply.get("ok"):
+            raise self.student_error(reply)
+        memo = {}
+        got = reply.get("value")
+        if not isinstance(got, list) or len(got) != len(objs):
+            self.broken("a fetch answered {!r}".format(got)[:200])
+        out = tuple(obj if c is None else self.decode(v, memo) for obj, c, v in zip(objs, cids, got))
+        return out[0] if len(out) == 1 else out
+
+    def same(self, a, b):
+        """Whether two values this process received are one object in the executor."""
+        x, y = self.origin.get(id(a)), self.origin.get(id(b))
+        return x is not None and y is not None and x[0] is a and y[0] is b and x[1] == y[1]
+
+    def send(self, v, made):
+        known = self.origin.get(id(v))
+        if known is not None and known[0] is v:
+            return {"r": known[1]}
+        if v is None or type(v) in (bool, int, float, str):
+            return v
+        if isinstance(v, Opaque):
+            raise StudentError("type", "a value the submission made ({!r}) is no longer "
+                               "available".format(v))
+        for k, m in enumerate(made):
+            if m is v:  # sent earlier in this message: the same object there
+                return {"m": k}
+        k = len(made)
+        made.append(v)
+        if isinstance(v, Derived):
+            return {"k": k, "u": [self.send(v.base, made),
+                                  [[self.send(a, made), self.send(b, made)] for a, b in v.items()]]}
+        if type(v) is list:
+            return {"k": k, "l": [self.send(x, made) for x in v]}
+        if type(v) is tuple:
+            return {"k": k, "t": [self.send(x, made) for x in v]}
+        if type(v) is set:
+            return {"k": k, "s": [self.send(x, made) for x in v]}
+        if type(v) is frozenset:
+            return {"k": k, "z": [self.send(x, made) for x in v]}
+        if type(v) is dict:
+            return {"k": k, "d": [[self.send(a, made), self.send(b, made)] for a, b in v.items()]}
+        raise TypeError("cannot send {!r}".format(v))
+
+    def adopt(self, made, cids):
+        if not isinstance(cids, dict):
+            return
+        for k, cid in cids.items():
+            try:
+                obj = made[int(k)]
+            except (ValueError, IndexError):
+                self.broken("it numbered an object it was not sent")
+            if not isinstance(cid, int):
+                self.broken("it numbered an object {!r}".format(cid)[:200])
+            self.origin[id(obj)] = (obj, cid)
+
+    def decode(self, node, memo):
+        """A value from the executor's encoding, as plain Python values; containers are
+        remembered with their numbers."""
+        if node is None or type(node) in (bool, int, float, str):
+            return node
+        if not isinstance(node, dict):
+            self.broken("a value is {!r}".format(node)[:200])
+        if "r" in node:
+            got = memo.get(node["r"])
+            return got if got is not None else Opaque("object", "<the value itself>")
+        cid = node.get("c")
+        if not isinstance(cid, int):
+            self.broken("a value is {!r}".format(node)[:200])
+        try:
+            if "l" in node:
+                obj = memo[cid] = []
+                obj.extend(self.decode(x, memo) for x in node["l"])
+            elif "d" in node:
+                obj = memo[cid] = {}
+                for a, b in node["d"]:
+                    obj[self.decode(a, memo)] = self.decode(b, memo)
+            elif "t" in node:
+                obj = memo[cid] = tuple(self.decode(x, memo) for x in node["t"])
+            elif "s" in node:
+                obj = memo[cid] = {self.decode(x, memo) for x in node["s"]}
+            elif "z" in node:
+                obj = memo[cid] = frozenset(self.decode(x, memo) for x in node["z"])
+            elif "o" in node:
+                obj = memo[cid] = Opaque(str(node["o"]), str(node.get("repr", "")))
+            else:
+                self.broken("a value is {!r}".format(node)[:200])
+        except (TypeError, ValueError):
+            self.broken("a value is {!r}".format(node)[:200])
+        self.origin[id(obj)] = (obj, cid)
+        return obj
+
+    def student_error(self, reply):
+        e = reply.get("error")
+        if isinstance(e, dict) and e.get("kind") == "driver":
+            raise RuntimeError("in the executor: {}\n{}".format(e.get("message"), e.get("traceback")))
+        if not isinstance(e, dict) or e.get("kind") not in ("missing", "exception", "limit", "type"):
+            self.broken("an error is {!r}".format(e)[:200])
+        return StudentError(e["kind"], str(e.get("message", "")), str(e.get("traceback", "")))
+
+    def ask(self, request):
+        try:
+            self.tx.write(json.dumps(request) + "\n")
+            self.tx.flush()
+        except (BrokenPipeError, OSError):
+            self.died()
+        line = self.rx.readline(REPLY_LIMIT)
+        if not line:
+            self.died()
+        if not line.endswith("\n"):
+            self.broken("it answered a line over {} MiB".format(REPLY_LIMIT >> 20))
+        try:
+            reply = json.loads(line)
+        except ValueError:
+            self.broken("it answered {!r}".format(line[:200]))
+        if not isinstance(reply, dict):
+            self.broken("it answered {!r}".format(line[:200]))
+        output, printed = reply.get("output", ""), reply.get("printed", 0)
+        if isinstance(output, str) and isinstance(printed, int) and CAPTURE:
+            CAPTURE[-1].sink.add(output, printed)
+        return reply
+
+    def died(self):
+        """The executor ended mid-call: end this process the same way, so broadside reports
+        the crash (signal or status) as it would have ended a single process."""
+        _, status = os.waitpid(self.pid, 0)
+        if os.WIFSIGNALED(status):
+            sig = os.WTERMSIG(status)
+            try:
+                signal.signal(sig, signal.SIG_DFL)
+            except (OSError, ValueError):
+                pass
+            os.kill(os.getpid(), sig)
+        os._exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 1)
+
+    def broken(self, what):
+        """The executor broke its side of the channel: the submission's code wrote to it or
+        replaced it. The driver ends as a crash, with why on its error output."""
+        os.kill(self.pid, signal.SIGKILL)
+        # fd 2 itself: sys.stderr is the request's capture now.
+        os.write(2, "broadside: the submission's process broke the driver's channel to it: "
+                 "{}\n".format(what).encode("utf-8", "replace"))
+        os._exit(1)
+
+
+class Derived(dict):
+    """A game built from another in the executor: a copy of `base` (the student's own game
+    dict, or {} if it is not one) with these keys replaced. Read here, it holds only the keys
+    replaced; sent, the executor builds it from its own copy of `base`, no read needed."""
+
+    __slots__ = ("base",)
+
+    def __init__(self, base, **keys):
+        super().__init__(**keys)
+        self.base = base
+
+
+class Step:
+    """An argument of a plan's step: the raw result of an earlier step, indexed."""
+
+    def __init__(self, step, *index):
+        self.step = step
+        self.index = list(index)
+
+    def wire(self):
+        return {"$": self.step, "at": self.index}
+
+
+SKIPPED = object()
+FETCH = "$fetch"
+
+
+def outcome(item):
+    """A plan's step result: its value, or its error raised."""
+    if isinstance(item, StudentError):
+        raise item
+    if item is SKIPPED:
+        raise RuntimeError("a step the judge needs was skipped")
+    return item
+
+
+class Opaque:
+    """A value of a type the handout's functions do not return (an instance of the student's
+    own class, a function): its type's name and its repr, equal only to itself."""
+
+    def __init__(self, type_name, shown):
+        self.type_name = type_name
+        self.shown = shown
+
+    def __repr__(self):
+        return self.shown
+
+
+def type_name(value):
+    return value.type_name if isinstance(value, Opaque) else type(value).__name__
+
+
+def no_dumps():
+    """Makes this process non-dumpable: a process of the same user (the executor, or one it
+    starts) can then neither ptrace it nor read or write its memory through /proc."""
+    try:
+        import ctypes
+        ctypes.CDLL(None, use_errno=True).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE, 0
+    except (OSError, AttributeError):
+        pass
+
+
+class Executor:
+    """The executor's side: imports the student's module and answers `load`, `call`,
+    `fetch` and `reset` on its pipes. What it sends is raw values; it decides nothing."""
+
+    def __init__(self, file, rfd, wfd):
+        self.file = file
+        self.rx = os.fdopen(rfd, "r", encoding="utf-8")
+        self.tx = os.fdopen(wfd, "w", encoding="utf-8")
+        self.pid = os.getpid()
+        self.module = None
+        self.error = None
+        self.held = {}
+        self.numbers = {}
+
+    def serve(self):
+        for line in self.rx:
+            with Capture() as cap:
+                try:
+                    reply = self.handle(json.loads(line))
+                except StudentError as e:
+                    reply = {"ok": False, "error": {"kind": e.kind, "message": e.message,
+                                                    "traceback": e.trace}}
+                except Exception as e:  # a bug in this driver
+                    reply = {"ok": False, "error": {"kind": "driver", "message": describe(e),
+                                                    "traceback": traceback.format_exc()}}
+            if os.getpid() != self.pid:
+                # A process the student forked returned into the executor: it must never speak.
+                os._exit(0)
+            reply["output"] = cap.text()
+            reply["printed"] = cap.sink.total
+            try:
+                text = json.dumps(reply)
+            except ValueError as e:  # an int too long for json, say: the student's value
+                text = json.dumps({"ok": False, "made": reply.get("made", {}), "error": {
+                    "kind": "type", "message": "a value the submission returned cannot be read "
+                    "({})".format(describe(e)), "traceback": ""}, "output": reply["output"],
+                    "printed": reply["printed"]})
+            self.tx.write(text + "\n")
+            self.tx.flush()
+
+    def handle(self, req):
+        op = req["op"]
+        if op == "load":
+            self.load()
+            if self.error is not None:
+                raise self.error
+            return {"ok": True}
+        if op == "reset":
+            self.held, self.numbers = {}, {}
+            random.seed(req["seed"])
+            return {"ok": True}
+        if op == "fetch":
+            memo = set()
+            return {"ok": True, "value": [None if c is None else self.encode(
+                self.held[c], memo, [ENCODE_LIMIT], 0) for c in req["refs"]]}
+        made = {}
+        if op == "plan":
+            return {"ok": True, "made": made, "value": self.plan(req["steps"], made)}
+        if op == "many":
+            values = []
+            for one in req["args"]:
+                try:
+                    values.append(self.encoded(req["fn"], [self.receive(a, made) for a in one]))
+                except StudentError as e:
+                    return {"ok": True, "made": made, "value": values, "failed": {"error": {
+                        "kind": e.kind, "message": e.message, "traceback": e.trace}}}
+            return {"ok": True, "made": made, "value": values}
+        args = [self.receive(a, made) for a in req["args"]]
+        try:
+            encoded = self.encoded(req["fn"], args)
+        except StudentError as e:
+            return {"ok": False, "made": made, "error": {
+                "kind": e.kind, "message": e.message, "traceback": e.trace}}
+        return {"ok": True, "made": made, "value": encoded}
+
+    def plan(self, steps, made):
+        """Runs a plan's steps in order. A step is skipped when a `when` condition fails
+        ([i, "in", [values]]: step i returned one of the strings or booleans; [i, "type",
+        name]: step i returned a str, tuple, ...) or an argument names a step that failed or
+        was skipped (or cannot be indexed as asked)."""
+        raw, out = [], []
+        types = {"str": str, "tuple": tuple}
+        for step in steps:
+            ok = True
+            for i, how, what in step.get("when") or []:
+                v = raw[i]
+                if v is SKIPPED:
+                    ok = False
+                elif how == "in":
+                    ok = ok and (type(v) in (str, bool)) and v in what
+                else:
+                    ok = ok and isinstance(v, types[what])
+            args = []
+            if ok:
+                for a in step["args"]:
+                    if isinstance(a, dict) and "$" in a:
+                        v = raw[a["$"]]
+                        try:
+                            for k in a["at"]:
+                                v = v[k] if v is not SKIPPED else v
+                        except Exception:
+                            v = SKIPPED
+                        if v is SKIPPED:
+                            ok = False
+                        args.append(v)
+                    else:
+                        args.append(self.receive(a, made))
+            if not ok:
+                raw.append(SKIPPED)
+                out.append({"skipped": True})
+                continue
+            try:
+                value = args[0] if step["fn"] == FETCH else self.call(step["fn"], *args)
+                raw.append(value)
+                try:
+                    out.append({"ok": True, "value": self.encode(value, set(), [ENCODE_LIMIT], 0)})
+                except Exception as e:
+                    raise StudentError("type", "`{}` returned a value broadside cannot read "
+                                       "({})".format(step["fn"], describe(e)))
+            except StudentError as e:
+                raw[len(out):] = [SKIPPED]
+                out.append({"ok": False, "error": {"kind": e.kind, "message": e.message,
+                                                   "traceback": e.trace}})
+        return out
+
+    def encoded(self, function, args):
+        """`function(*args)`, its value encoded."""
+        value = self.call(function, *args)
+        try:
+            return self.encode(value, set(), [ENCODE_LIMIT], 0)
+        except Exception as e:  # too large, or a repr that raised: the student's value
+            raise StudentError("type", "`{}` returned a value broadside cannot read ({})".format(
+                function, describe(e)))
+
+    def number(self, obj):
+        n = self.numbers.get(id(obj))
+        if n is None:
+            n = self.numbers[id(obj)] = len(self.numbers) + 1
+            self.held[n] = obj
+        return n
+
+    def receive(self, node, made):
+        if not isinstance(node, dict):
+            return node
+        if "r" in node:
+            return self.held[node["r"]]
+        if "m" in node:
+            return self.held[made[node["m"]]]
+        if "u" in node:
+            base, pairs = node["u"]
+            base = self.receive(base, made)
+            obj = dict(base) if isinstance(base, dict) else {}
+            obj.update((self.receive(a, made), self.receive(b, made)) for a, b in pairs)
+            made[node["k"]] = self.number(obj)
+            return obj
+        items = next(node[t] for t in "ltszd" if t in node)
+        if "d" in node:
+            obj = {self.receive(a, made): self.receive(b, made) for a, b in items}
+        else:
+            parts = [self.receive(x, made) for x in items]
+            obj = {"l": list, "t": tuple, "s": set, "z": frozenset}[next(t for t in "ltsz" if t in node)](parts)
+        made[node["k"]] = self.number(obj)
+        return obj
+
+    def encode(self, v, memo, budget, depth):
+        if v is None or v is True or v is False or type(v) in (int, str, float):
+            return v
+        if isinstance(v, str):
+            return str.__str__(v)
+        if isinstance(v, int):
+            return int.__index__(v)
+        if isinstance(v, float):
+            return float.__float__(v)
+        n = self.number(v)
+        if n in memo:
+            return {"r": n}
+        memo.add(n)
+        budget[0] -= 1
+        if budget[0] < 0:
+            raise ValueError("over {} objects".format(ENCODE_LIMIT))
+        if depth > 64:
+            return {"c": n, "o": type(v).__name__, "repr": "<nested too deep>"}
+        d = depth + 1
+        if isinstance(v, list):
+            return {"c": n, "l": [self.encode(x, memo, budget, d) for x in list(v)]}
+        if isinstance(v, tuple):
+            return {"c": n, "t": [self.encode(x, memo, budget, d) for x in tuple(v)]}
+        if isinstance(v, (set, frozenset)):
+            return {"c": n, "s" if isinstance(v, set) else "z": [
+                self.encode(x, memo, budget, d) for x in list(v)]}
+        if isinstance(v, dict):
+            return {"c": n, "d": [[self.encode(a, memo, budget, d), self.encode(b, memo, budget, d)]
+                                  for a, b in list(v.items())]}
+        try:
+            shown = repr(v)
+        except Exception:
+            shown = "<{}>".format(type(v).__name__)
+        return {"c": n, "o": type(v).__name__, "repr": shown[:200]}
+
+    def load(self):
+        if self.module is not None or self.error is not None:
             return
         folder = os.path.dirname(os.path.abspath(self.file))
         sys.path.insert(0, folder)
@@ -189,7 +727,7 @@ def want(function, value, check, expected):
         if len(shown) > 200:
             shown = shown[:200] + "..."
         raise StudentError("type", "`{}` returned {} ({}); expected {}".format(
-            function, shown, type(value).__name__, expected))
+            function, shown, type_name(value), expected))
     return value
 
 
@@ -224,11 +762,9 @@ class Colab:
         """Plays on the reference's game from now on: the handout's dict (Step 1: "size",
         "ships", "shots") with the reference's shots. Keys of the student's own beyond those
         three stay as its own game left them."""
-        game = dict(self.game) if isinstance(self.game, dict) else {}
-        game["size"] = self.size
-        game["ships"] = {s["name"]: [tuple(c) for c in s["cells"]] for s in given["ships"]}
-        game["shots"] = {tuple(c) for c in given["shots"]}
-        self.game = game
+        self.game = Derived(self.game, size=self.size,
+                            ships={s["name"]: [tuple(c) for c in s["cells"]] for s in given["ships"]},
+                            shots={tuple(c) for c in given["shots"]})
 
     def saved(self):
         return self.game
@@ -246,38 +782,45 @@ class Colab:
 
     def fire(self, req):
         pos = tuple(req["at"])
-        word = self.sub.call("fire", self.game, pos)
+        g = self.game
+        # One exchange: fire, and the helpers its answer may be read with (each asked only
+        # when that answer needs it, as the judging below reads them).
+        steps = self.sub.plan([
+            (("fire", g, pos), None),
+            (("is_valid_position", g, pos), [[0, "in", ["invalid"]]]),
+            ((FETCH, g), [[0, "in", ["hit"]]]),
+            (("ship_at", g, pos), [[0, "in", ["hit", "sunk"]]]),
+            (("is_sunk", g, Step(3)), [[0, "in", ["hit"]], [3, "type", "str"]]),
+        ])
+        word = outcome(steps[0])
         want("fire", word, lambda w: w in self.WORDS, "one of " + ", ".join(map(repr, self.WORDS)))
         answer = {"outcome": word}
-        by = self.blame(word, pos)
+        by = self.blame(word, pos, steps)
         if by:
             answer["by"] = by
         if word == "sunk":
-            detail(answer, "ship", lambda: want("ship_at", self.sub.call("ship_at", self.game, pos),
+            detail(answer, "ship", lambda: want("ship_at", outcome(steps[3]),
                                                 lambda n: isinstance(n, str), "a ship name"))
         return answer
 
-    def blame(self, word, pos):
+    def blame(self, word, pos, steps):
         """The helper fire() followed, when its answer is that helper's: "invalid" where the
         student's is_valid_position says the position is off the board, "hit" on a ship
         whose shot fire() recorded but the student's is_sunk calls afloat. None otherwise
         (fire itself decided); a helper that fails here blames nobody."""
         try:
             if word == "invalid":
-                if self.sub.call("is_valid_position", self.game, pos) is False:
+                if outcome(steps[1]) is False:
                     return "is_valid_position"
             elif word == "hit":
-                shots = self.game.get("shots")
-                name = self.sub.call("ship_at", self.game, pos)
+                shots = outcome(steps[2]).get("shots")
+                name = outcome(steps[3])
                 if (isinstance(shots, set) and pos in shots and isinstance(name, str)
-                        and self.sub.call("is_sunk", self.game, name) is False):
+                        and outcome(steps[4]) is False):
                     return "is_sunk"
-        except StudentError:
+        except (StudentError, AttributeError):
             pass
         return None
-
-    def sunk(self, name):
-        return want_bool("is_sunk", self.sub.call("is_sunk", self.game, name))
 
     def targeted(self, pos):
         return want_bool("was_targeted", self.sub.call("was_targeted", self.game, pos))
@@ -286,38 +829,51 @@ class Colab:
         return want("ship_at", self.sub.call("ship_at", self.game, pos),
                     lambda n: n is None or isinstance(n, str), "a ship name or None")
 
+    # The same questions over many cells or ships, each in one exchange with the executor.
+    def all_sunk(self, names):
+        return [want_bool("is_sunk", v) for v in self.sub.call_many(
+            "is_sunk", [(self.game, n) for n in names])]
+
+    def all_targeted(self, cells):
+        return [want_bool("was_targeted", v) for v in self.sub.call_many(
+            "was_targeted", [(self.game, p) for p in cells])]
+
+    def all_ship_at(self, cells):
+        return [want("ship_at", v, lambda n: n is None or isinstance(n, str), "a ship name or None")
+                for v in self.sub.call_many("ship_at", [(self.game, p) for p in cells])]
+
     def observe(self, key):
         if key == "remaining":
             return want("remaining_ships", self.sub.call("remaining_ships", self.game),
                         lambda v: isinstance(v, list) and all(isinstance(n, str) for n in v),
                         "a list of ship names")
         if key == "sunk":
-            return [n for n in self.names if self.sunk(n)]
+            return [n for n, sunk in zip(self.names, self.all_sunk(self.names)) if sunk]
         if key == "won":
             return want_bool("has_won", self.sub.call("has_won", self.game))
         if key == "shots":
-            shots = self.game.get("shots")
+            shots = self.sub.fresh(self.game).get("shots")
             want("create_game", shots, lambda s: isinstance(s, set), 'a set in game["shots"]')
             return len(shots)
+        cells = [(r, c) for r in range(self.size) for c in range(self.size)]
         if key == "targeted":
-            return [[r, c] for r in range(self.size) for c in range(self.size) if self.targeted((r, c))]
+            return [[r, c] for (r, c), t in zip(cells, self.all_targeted(cells)) if t]
         if key == "board":
             d = self.rules["display"]
-            rows = []
-            for r in range(self.size):
-                row = []
-                for c in range(self.size):
-                    name = self.ship_at((r, c))
-                    if not self.targeted((r, c)):
-                        row.append(d["untried"])
-                    elif name is None:
-                        row.append(d["miss"])
-                    elif self.sunk(name):
-                        row.append(d["sunk"])
-                    else:
-                        row.append(d["hit"])
-                rows.append(d["separator"].join(row))
-            return rows
+            names = self.all_ship_at(cells)
+            tried = self.all_targeted(cells)
+            hit = sorted({n for n, t in zip(names, tried) if t and n is not None})
+            sunk = dict(zip(hit, self.all_sunk(hit)))
+            marks = []
+            for name, t in zip(names, tried):
+                if not t:
+                    marks.append(d["untried"])
+                elif name is None:
+                    marks.append(d["miss"])
+                else:
+                    marks.append(d["sunk"] if sunk[name] else d["hit"])
+            n = self.size
+            return [d["separator"].join(marks[r * n:(r + 1) * n]) for r in range(n)]
         raise StudentError("unsupported", "colab-6x6 has no `{}`".format(key))
 
     def query(self, req):
@@ -352,32 +908,31 @@ class Colab:
             # A ship's first cell, or (0, 0) when the fleet is empty.
             target = ships[self.names[0]][0] if self.names else (0, 0)
             self.sub.call("fire", first, target)
+            # One read of all three: objects they share come back shared.
+            first, second, passed = self.sub.fresh(first, second, ships)
             problems = []
             if first["shots"] is second["shots"]:
                 problems.append("both games share one set of shots")
             if second["shots"]:
                 problems.append("a shot at the first game shows in the second: {!r}".format(second["shots"]))
             for n in self.names:
-                if first["ships"][n] is ships[n] or first["ships"][n] is second["ships"][n]:
+                if first["ships"][n] is passed[n] or first["ships"][n] is second["ships"][n]:
                     problems.append("the {} list is shared, not copied".format(n))
                     break
-            if {n: list(c) for n, c in ships.items()} != self.cells:
+            if {n: list(c) for n, c in passed.items()} != self.cells:
                 problems.append("the ships dictionary passed in was changed")
             return verdict(problems)
         if name == "questions-change-nothing":
             game = self.create()
             self.sub.call("fire", game, tuple(self.cells[self.names[0]][0]) if self.names else (0, 0))
-            before = snapshot(game)
-            for r in range(-1, self.size + 1):
-                for c in range(-1, self.size + 1):
-                    self.sub.call("is_valid_position", game, (r, c))
-                    self.sub.call("was_targeted", game, (r, c))
-                    self.sub.call("ship_at", game, (r, c))
-            for n in self.names:
-                self.sub.call("is_sunk", game, n)
+            before = snapshot(self.sub.fresh(game))
+            around = [(game, (r, c)) for r in range(-1, self.size + 1) for c in range(-1, self.size + 1)]
+            for fn in ("is_valid_position", "was_targeted", "ship_at"):
+                self.sub.call_many(fn, around)
+            self.sub.call_many("is_sunk", [(game, n) for n in self.names])
             self.sub.call("remaining_ships", game)
             self.sub.call("has_won", game)
-            after = snapshot(game)
+            after = snapshot(self.sub.fresh(game))
             return verdict([] if before == after else [
                 "asking questions changed the game: before {!r}, after {!r}".format(before, after)])
         raise StudentError("unsupported", "colab-6x6 has no probe `{}`".format(name))
@@ -462,12 +1017,12 @@ class Solo:
         want("the fleet", self.fleet, lambda f: isinstance(f, list), "a list of ship tuples")
         return self.fleet
 
-    def sunk(self, ship):
-        return want_bool("is_sunk", self.sub.call("is_sunk", ship))
+    def all_sunk(self, ships):
+        return [want_bool("is_sunk", v) for v in self.sub.call_many("is_sunk", [(s,) for s in ships])]
 
-    def kind(self, ship):
-        return want("ship_type", self.sub.call("ship_type", ship),
-                    lambda t: t in self.TYPES, "one of " + ", ".join(map(repr, self.TYPES)))
+    def all_kinds(self, ships):
+        return [want("ship_type", v, lambda t: t in self.TYPES, "one of " + ", ".join(map(repr, self.TYPES)))
+                for v in self.sub.call_many("ship_type", [(s,) for s in ships])]
 
     def fire(self, req):
         r, c = req["at"]
@@ -478,9 +1033,18 @@ class Solo:
             # main() answers a repeated call as a miss (decision check-if-hits-repeat).
             return {"outcome": "miss"}
         self.called.add((r, c))
-        if not want_bool("check_if_hits", self.sub.call("check_if_hits", r, c, self.ships())):
+        fleet = self.ships()
+        # One exchange: the calls main() makes for a shot, each only when the judging below
+        # reads it (hit() only after check_if_hits said True, as main() would call it).
+        steps = self.sub.plan([
+            (("check_if_hits", r, c, fleet), None),
+            (("hit", r, c, fleet), [[0, "in", [True]]]),
+            (("is_sunk", Step(1, 1)), [[1, "type", "tuple"]]),
+            (("ship_type", Step(1, 1)), [[2, "in", [True]]]),
+        ])
+        if not want_bool("check_if_hits", outcome(steps[0])):
             return {"outcome": "miss"}
-        result = self.sub.call("hit", r, c, self.ships())
+        result = outcome(steps[1])
         want("hit", result,
              lambda v: isinstance(v, tuple) and len(v) == 2 and isinstance(v[0], list)
              and isinstance(v[1], tuple),
@@ -494,38 +1058,52 @@ class Solo:
         # A ship returned without this hit in its hits: hit() decided the answer, whatever
         # is_sunk says of it (decision hit-returns-hit-ship).
         by = {} if recorded else {"by": "hit"}
-        if self.sunk(ship):
-            return detail(dict(outcome="sunk", **by), "ship", lambda: self.kind(ship))
+        if want_bool("is_sunk", outcome(steps[2])):
+            return detail(dict(outcome="sunk", **by), "ship", lambda: want(
+                "ship_type", outcome(steps[3]), lambda t: t in self.TYPES,
+                "one of " + ", ".join(map(repr, self.TYPES))))
         return dict(outcome="hit", **by)
 
     def observe(self, key):
+        if key == "shots":
+            return self.shots
+        # The fleet as the student's code holds it now (a call since may have changed it).
+        self.fleet = self.sub.fresh(self.fleet)
         if key in ("remaining", "sunk"):
             # Read ship by ship, reported in the spec's fleet order (decision fleet-order-lists),
             # whatever order the student's list keeps.
             order = {f["name"]: i for i, f in enumerate(self.rules["fleet"])}
-            names = [self.name_of(s) for s in self.ships() if self.sunk(s) == (key == "sunk")]
+            fleet = self.ships()
+            for s in fleet:
+                self.name_of(s)
+            names = [self.name_of(s) for s, sunk in zip(fleet, self.all_sunk(fleet))
+                     if sunk == (key == "sunk")]
             return sorted(names, key=lambda n: order.get(n, len(order)))
         if key == "won":
             return not want_bool("are_unsunk_ships_left",
                                  self.sub.call("are_unsunk_ships_left", self.ships()))
-        if key == "shots":
-            return self.shots
         if key == "board":
             d = self.rules["display"]
             owner = {}
-            for s in self.ships():
+            fleet = self.ships()
+            for s in fleet:
                 self.name_of(s)
                 row, col, horizontal, length, hits = s
                 for i in range(length):
                     owner[(row, col + i) if horizontal else (row + i, col)] = s
+            # Asked only of ships with a hit shown, as the board is drawn.
+            with_hit = {id(o) for pos, o in owner.items() if pos in o[4]}
+            shown = [s for s in fleet if id(s) in with_hit]
+            sunk = [s for s, v in zip(shown, self.all_sunk(shown)) if v]
+            kinds = {id(s): k for s, k in zip(sunk, self.all_kinds(sunk))}
             rows = []
             for r in range(self.size):
                 line = []
                 for c in range(self.size):
                     s = owner.get((r, c))
                     if s is not None and (r, c) in s[4]:
-                        if self.sunk(s):
-                            line.append(d["sunk_by_kind"].get(self.kind(s), d["sunk"]))
+                        if id(s) in kinds:
+                            line.append(d["sunk_by_kind"].get(kinds[id(s)], d["sunk"]))
                         else:
                             line.append(d["hit"])
                     elif (r, c) in self.called:
@@ -595,7 +1173,7 @@ class Driver:
             if kind is None:
                 raise StudentError("unsupported", "the Python driver does not grade {}".format(
                     req.get("assignment")))
-            self.game = kind(Submission(self.path, kind.MODULES, kind.FUNCTIONS))
+            self.game = kind(Remote(self.path, kind.MODULES, kind.FUNCTIONS))
             self.game.sub.load()
             return {"protocol": PROTOCOL, "driver": "broadside-python/1",
                     "module": self.game.sub.why, "given": True}
@@ -604,7 +1182,7 @@ class Driver:
         if op == "new_game":
             # The same inputs give the same report: the student's `random` starts every game
             # from the same seed (random placements, a random shot order).
-            random.seed(RANDOM_SEED)
+            self.game.sub.reset(RANDOM_SEED)
             return self.game.new_game(req["rules"], req["setup"])
         given = req.get("given")
         if op == "observe":
@@ -672,6 +1250,11 @@ def main():
         reply = driver.answer(req)
         _proto_out.write(json.dumps(reply) + "\n")
         _proto_out.flush()
+    sub = getattr(driver.game, "sub", None)
+    if sub is not None and sub.pid is not None:
+        # The executor goes with the driver, so nothing of the submission outlives it.
+        os.kill(sub.pid, signal.SIGKILL)
+        os.waitpid(sub.pid, 0)
 
 
 if __name__ == "__main__":

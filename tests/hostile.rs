@@ -121,12 +121,19 @@ fn writing_a_100_mb_file_hits_the_file_size_limit() {
 }
 
 #[test]
-fn a_stray_line_on_the_protocol_is_a_protocol_fault() {
-    expect(
-        "garble_protocol.py",
-        FaultKind::Protocol,
-        Duration::from_secs(15),
+fn a_stray_line_on_the_drivers_channel_is_a_crash_that_says_so() {
+    // The student's code runs in the driver's executor, which holds no protocol stream: the
+    // stray line lands on the executor's channel to the driver, which ends at once.
+    let (r, _, took) = grade("garble_protocol.py");
+    assert_eq!(fault_of(&r), FaultKind::Crash, "{:?}", r.fault);
+    assert!(
+        r.fault
+            .unwrap()
+            .message
+            .contains("broke the driver's channel"),
+        "the crash says why"
     );
+    assert!(took < Duration::from_secs(15), "took {took:?}");
 }
 
 #[test]
@@ -144,13 +151,11 @@ fn exit_zero_mid_game_is_a_crash() {
 }
 
 #[test]
-fn killing_the_grader_fails_and_the_grader_reports() {
-    // As `nobody` the child may not signal broadside: its kill raises, an exception.
-    expect(
-        "kill_parent.py",
-        FaultKind::Exception,
-        Duration::from_secs(15),
-    );
+fn killing_its_parent_kills_only_the_driver_and_the_grader_reports() {
+    // The student's code runs in the driver's executor, whose parent is the driver's judge
+    // (the same user): the kill ends the driver, a crash of the submission's, and broadside
+    // (another user) goes on to report it.
+    expect("kill_parent.py", FaultKind::Crash, Duration::from_secs(15));
 }
 
 #[test]
@@ -495,4 +500,30 @@ fn under_run_a_daemon_that_sheds_the_mark_is_found_by_its_user_and_killed() {
     );
     assert!(!alive(), "the daemon outlived `run`");
     assert_eq!(v["summary"]["passed"], 1, "the scores themselves are right");
+}
+
+#[test]
+fn a_module_that_patches_the_driver_gains_nothing() {
+    // The patches reach only the executor's copy of the driver: the judge, in a process of
+    // its own, decides every answer from the raw values, so the one bug still costs its
+    // scenario and nothing else changes.
+    let all = broadside::published::load("colab-6x6", &SpecSet::builtin()).unwrap();
+    let path = format!("{CORPUS}/patch_driver_at_import.py");
+    let mut t = python::target(camino::Utf8Path::new(&path)).unwrap();
+    let (results, faults) = run_submission(&all, &mut t);
+    assert!(t.finish().is_empty(), "something was still running");
+    assert!(faults.is_empty(), "{faults:?}");
+    let failed: Vec<&str> = results
+        .iter()
+        .filter(|r| r.status != Status::Passed)
+        .map(|r| r.path.rsplit('/').next().unwrap_or(&r.path))
+        .collect();
+    assert_eq!(failed, ["16-create-game-independent-games.toml"]);
+    let probe = results
+        .iter()
+        .find(|r| r.path.ends_with("16-create-game-independent-games.toml"))
+        .unwrap();
+    assert_eq!(probe.status, Status::Failed, "{:?}", probe.fault);
+    let why = format!("{:?}", probe.divergence);
+    assert!(why.contains("shared, not copied"), "{why}");
 }

@@ -527,3 +527,21 @@ fn a_module_that_patches_the_driver_gains_nothing() {
     let why = format!("{:?}", probe.divergence);
     assert!(why.contains("shared, not copied"), "{why}");
 }
+
+#[test]
+fn five_children_under_the_limit_each_are_one_tree_over_it() {
+    // As root this machine gives broadside a memory cgroup per child: the budget holds for
+    // the whole tree. Without one only the per-process limit would hold (README).
+    assert!(
+        broadside::target::cgroup::MemoryGroup::new(64).is_some(),
+        "this machine gives broadside no memory cgroup (a cgroup file system mounted \
+         read-write, run as root): the tree's memory budget cannot be checked"
+    );
+    let (r, _, took) = grade("fork_memory_tree.py");
+    assert_eq!(fault_of(&r), FaultKind::Limit, "{:?}", r.fault);
+    assert!(
+        r.fault.unwrap().message.contains("together"),
+        "the report says the processes together went over"
+    );
+    assert!(took < Duration::from_secs(20), "took {took:?}");
+}

@@ -81,6 +81,9 @@ pub struct Session {
     /// everything the program wrote.
     outputs: Vec<std::os::fd::OwnedFd>,
     ended: Option<Waited>,
+    /// The memory group of the program's whole tree (see [`crate::target::cgroup`]); last,
+    /// so it goes after the program is stopped.
+    group: Option<crate::target::cgroup::MemoryGroup>,
 }
 
 impl Session {
@@ -94,6 +97,7 @@ impl Session {
         let namespaces = program.drop_to.is_some() && crate::target::limits::namespaces_available();
         let jail = program.jail.as_deref().filter(|_| namespaces);
         let _ = nix::sys::prctl::set_child_subreaper(true);
+        let group = crate::target::cgroup::MemoryGroup::new(program.limits.memory_mib);
         let mut command = contained(&Contained {
             program: &program.program,
             args: &program.args,
@@ -103,6 +107,7 @@ impl Session {
             limits: &program.limits,
             drop_to: program.drop_to,
             jail,
+            group: group.as_ref(),
         });
         let mut child = command.spawn().map_err(|e| Fault {
             kind: FaultKind::Crash,
@@ -141,6 +146,7 @@ impl Session {
             sent_at: Instant::now(),
             outputs: outputs.into_iter().flatten().collect(),
             ended: None,
+            group,
         })
     }
 
@@ -339,6 +345,9 @@ impl Session {
         self.stop();
         let mut left = std::mem::take(&mut self.left_in_group);
         left.extend(kill_marked(&self.marker));
+        if let Some(g) = &self.group {
+            left.extend(g.leftovers(&[]));
+        }
         left
     }
 

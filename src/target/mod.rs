@@ -4,6 +4,7 @@
 //! "Targets and the protocol"); the reference engine is a target too.
 
 pub mod build;
+pub mod cgroup;
 pub mod haskell;
 pub mod limits;
 pub mod native;

@@ -74,6 +74,10 @@ pub struct Process {
     _keep: Option<Arc<tempfile::TempDir>>,
     /// The submission as a whole program (`python:` runs its `main()`), for dialogues.
     pub whole: Option<super::Program>,
+    /// The memory group of the child's whole tree, made at its first start (see
+    /// [`super::cgroup`]), and how many OOM kills in it were reported already.
+    group: Option<super::cgroup::MemoryGroup>,
+    oom_seen: u64,
 }
 
 struct Running {
@@ -107,6 +111,8 @@ impl Process {
             copy_note: None,
             _keep: None,
             whole: None,
+            group: None,
+            oom_seen: 0,
         }
     }
 
@@ -156,6 +162,9 @@ impl Process {
         // Orphans of the child (a process that left its group) are reparented to us, so the
         // leak check can find and reap them.
         let _ = nix::sys::prctl::set_child_subreaper(true);
+        if self.group.is_none() {
+            self.group = super::cgroup::MemoryGroup::new(limits.memory_mib);
+        }
         let mut command = contained(&Contained {
             program: &program,
             args: &args,
@@ -165,6 +174,7 @@ impl Process {
             limits: &limits,
             drop_to,
             jail: jail.as_deref(),
+            group: self.group.as_ref(),
         });
         let mut child = command.spawn().map_err(|e| {
             let hint = if e.kind() == std::io::ErrorKind::PermissionDenied && drop_to.is_some() {
@@ -278,6 +288,11 @@ impl Process {
                     LINE_LIMIT / (1024 * 1024)
                 ),
             )),
+            // A process of the tree ended for the group's budget while the child answered.
+            Ok(Line::Text(_)) if self.over_memory().is_some() => {
+                let f = self.over_memory_fault();
+                Err(self.fail(f.kind, f.message))
+            }
             Ok(Line::Text(text)) => serde_json::from_str(&text).map_err(|_| {
                 let shown: String = text.chars().take(QUOTE).collect();
                 self.fail(
@@ -299,6 +314,27 @@ impl Process {
                 );
                 Err(self.fail(FaultKind::Timeout, message))
             }
+        }
+    }
+
+    /// The memory group's OOM kills not reported yet, if any.
+    fn over_memory(&self) -> Option<u64> {
+        let kills = self.group.as_ref()?.oom_kills();
+        (kills > self.oom_seen).then_some(kills)
+    }
+
+    /// The `limit` fault for [`Process::over_memory`]'s kills, marked as reported.
+    fn over_memory_fault(&mut self) -> Fault {
+        if let Some(k) = self.over_memory() {
+            self.oom_seen = k;
+        }
+        Fault {
+            kind: FaultKind::Limit,
+            message: format!(
+                "the submission's processes together used more than {} MiB of memory (the \
+                 limit holds for all of them at once)",
+                self.limits.memory_mib
+            ),
         }
     }
 
@@ -329,6 +365,10 @@ impl Process {
         let tail = String::from_utf8_lossy(&r.stderr.lock().unwrap_or_else(|p| p.into_inner()))
             .trim()
             .to_string();
+        // The kernel ended a process of the tree for the group's memory budget.
+        if self.over_memory().is_some() {
+            return self.over_memory_fault();
+        }
         let how = match status {
             Some(s) => {
                 use std::os::unix::process::ExitStatusExt;
@@ -466,6 +506,8 @@ pub struct Contained<'a> {
     pub drop_to: Option<u32>,
     /// Used only with namespaces (the caller filters it).
     pub jail: Option<&'a limits::Jail>,
+    /// The memory group the child enters before exec (its whole tree's budget).
+    pub group: Option<&'a super::cgroup::MemoryGroup>,
 }
 
 /// The command for a contained child with piped standard streams, in its own process group:
@@ -474,6 +516,7 @@ pub struct Contained<'a> {
 pub fn contained(c: &Contained<'_>) -> CommandWrap {
     let namespaces = c.drop_to.is_some() && limits::namespaces_available();
     let (limits, drop_to, jail) = (c.limits.clone(), c.drop_to, c.jail.cloned());
+    let group = c.group.map(|g| g.procs().clone());
     let mut command = CommandWrap::with_new(c.program, |cmd| {
         cmd.args(c.args)
             .stdin(Stdio::piped())
@@ -486,10 +529,13 @@ pub fn contained(c: &Contained<'_>) -> CommandWrap {
         if let Some(dir) = c.cwd {
             cmd.current_dir(dir);
         }
-        // SAFETY: the closure only makes async-signal-safe system calls (setrlimit,
-        // unshare, setgroups, setgid, setuid) and does not allocate.
+        // SAFETY: the closure only makes async-signal-safe system calls (open, write,
+        // setrlimit, unshare, setgroups, setgid, setuid) and does not allocate.
         unsafe {
             cmd.pre_exec(move || {
+                if let Some(procs) = &group {
+                    super::cgroup::enter(procs)?;
+                }
                 limits::apply_in_child(&limits, drop_to, namespaces, jail.as_ref())
             });
         }
@@ -698,27 +744,29 @@ impl Target for Process {
         if let Some(r) = self.child.take() {
             stop(r);
         }
-        let left = leftovers(&self.marker, true);
-        if left.is_empty() {
+        // Command lines only, sorted: process ids and the order /proc lists them in
+        // would differ from run to run. The memory group also holds what shed the mark.
+        let marked = leftovers(&self.marker, true);
+        let pids: Vec<i32> = marked.iter().map(|(pid, _)| *pid).collect();
+        let mut list: Vec<String> = marked.into_iter().map(|(_, cmd)| cmd).collect();
+        if let Some(g) = &self.group {
+            list.extend(g.leftovers(&pids));
+        }
+        if list.is_empty() {
             return Vec::new();
         }
-        let mut list: Vec<String> = left
-            .iter()
-            // Command lines only, sorted: process ids and the order /proc lists them in
-            // would differ from run to run.
-            .map(|(_, cmd)| cmd.clone())
-            .collect();
         list.sort();
+        let n = list.len();
         vec![Fault {
             kind: FaultKind::Leak,
             message: format!(
                 "{} the submission started outlived it and {} killed:\n{}",
-                if left.len() == 1 {
+                if n == 1 {
                     "1 process".to_string()
                 } else {
-                    format!("{} processes", left.len())
+                    format!("{n} processes")
                 },
-                if left.len() == 1 { "was" } else { "were" },
+                if n == 1 { "was" } else { "were" },
                 list.join("\n")
             ),
         }]

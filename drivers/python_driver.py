@@ -1,9 +1,11 @@
 """broadside's Python driver: adapts a student's module to broadside's JSON-lines protocol.
 
 Run as `python3 broadside_driver.py SUBMISSION` (a .py file or a folder holding one). Protocol
-version 1, documented in specs/protocol.md. The student's code never sees the protocol
-streams: standard input reads as empty, and its prints are captured per request and sent back
-in the `output` field. Expected outcomes never reach this process.
+version 1, documented in specs/protocol.md. The student's module is imported in an executor
+process forked from this one (see `Remote`): it never holds the protocol streams, standard
+input reads as empty, and its prints are captured per call and sent back in the `output`
+field. Every judgement stays in this process, out of the student's code's reach. Expected
+outcomes never reach either process.
 """
 
 import importlib.util

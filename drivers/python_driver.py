@@ -470,9 +470,11 @@ class Executor:
 
     def serve(self):
         for line in self.rx:
+            req = None
             with Capture() as cap:
                 try:
-                    reply = self.handle(json.loads(line))
+                    req = json.loads(line)
+                    reply = self.handle(req)
                 except StudentError as e:
                     reply = {"ok": False, "error": {"kind": e.kind, "message": e.message,
                                                     "traceback": e.trace}}
@@ -487,9 +489,11 @@ class Executor:
             try:
                 text = json.dumps(reply)
             except ValueError as e:  # an int too long for json, say: the student's value
+                fn = req.get("fn") if isinstance(req, dict) else None
+                who = "`{}`".format(fn) if isinstance(fn, str) else "the submission"
                 text = json.dumps({"ok": False, "made": reply.get("made", {}), "error": {
-                    "kind": "type", "message": "a value the submission returned cannot be read "
-                    "({})".format(describe(e)), "traceback": ""}, "output": reply["output"],
+                    "kind": "type", "message": "{} returned a value broadside cannot read "
+                    "({})".format(who, describe(e)), "traceback": ""}, "output": reply["output"],
                     "printed": reply["printed"]})
             self.tx.write(text + "\n")
             self.tx.flush()

@@ -1027,8 +1027,12 @@ class Solo:
         return [want_bool("is_sunk", v) for v in self.sub.call_many("is_sunk", [(s,) for s in ships])]
 
     def all_kinds(self, ships):
-        return [want("ship_type", v, lambda t: t in self.TYPES, "one of " + ", ".join(map(repr, self.TYPES)))
-                for v in self.sub.call_many("ship_type", [(s,) for s in ships])]
+        return [self.kind(v) for v in self.sub.call_many("ship_type", [(s,) for s in ships])]
+
+    def kind(self, value):
+        """ship_type's value, checked: one of the handout's four types."""
+        return want("ship_type", value, lambda t: t in self.TYPES,
+                    "one of " + ", ".join(map(repr, self.TYPES)))
 
     def fire(self, req):
         r, c = req["at"]
@@ -1065,9 +1069,7 @@ class Solo:
         # is_sunk says of it (decision hit-returns-hit-ship).
         by = {} if recorded else {"by": "hit"}
         if want_bool("is_sunk", outcome(steps[2])):
-            return detail(dict(outcome="sunk", **by), "ship", lambda: want(
-                "ship_type", outcome(steps[3]), lambda t: t in self.TYPES,
-                "one of " + ", ".join(map(repr, self.TYPES))))
+            return detail(dict(outcome="sunk", **by), "ship", lambda: self.kind(outcome(steps[3])))
         return dict(outcome="hit", **by)
 
     def observe(self, key):

@@ -395,3 +395,50 @@ fn fuzz_refuses_a_whole_program() {
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(err.contains("is a whole program"), "{err}");
 }
+
+/// Runs `broadside run SCENARIOS --target TARGET --format json` with the way of telling that a
+/// program asks set to `wait`; the report without its timings.
+fn report_waiting_by(wait: &str, scenarios: &str, target: &str) -> (Option<i32>, String) {
+    let out = broadside()
+        .env("BROADSIDE_INPUT_WAIT", wait)
+        .args(["run", scenarios, "--target", target, "--format", "json"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let untimed: Vec<&str> = text
+        .lines()
+        .filter(|l| !l.contains("\"elapsed_ms\""))
+        .collect();
+    (out.status.code(), untimed.join("\n"))
+}
+
+#[test]
+fn broadsides_launchers_announce_every_question_and_change_no_report() {
+    // With announcements alone (no look at the kernel) a program whose launcher did not
+    // announce a question would time out; every scenario passes, and the reports of the
+    // correct samples are the same as when the questions are read off the kernel.
+    for (scenarios, target) in [
+        (
+            "fixtures/scenarios/solo-10x10/dialogue",
+            "python:fixtures/submissions/solo-10x10/correct",
+        ),
+        (HITS, "java:fixtures/submissions/battleboats/correct"),
+        (
+            "fixtures/scenarios/battleboats/dialogue/03-off-board.toml",
+            "java:fixtures/submissions/battleboats/off-board-crashes",
+        ),
+    ] {
+        let (code, announced) = report_waiting_by("announced-only", scenarios, target);
+        if target.ends_with("correct") {
+            assert_eq!(code, Some(0), "{announced}");
+            let (_, kernel) = report_waiting_by("kernel", scenarios, target);
+            assert_eq!(announced, kernel, "{target} on {scenarios}");
+        } else {
+            // (This sample places its boats at random: its conversations differ run by run.)
+            // The JVM's own trace, without the launcher's frames.
+            assert!(announced.contains("Exception in thread"), "{announced}");
+            assert!(announced.contains("ArrayIndexOutOfBounds"), "{announced}");
+            assert!(!announced.contains("broadside_launch"), "{announced}");
+        }
+    }
+}

@@ -1,12 +1,21 @@
 //! One run of an interactive program: lines written to its standard input when it asks for
 //! them, everything it prints read continuously.
 //!
-//! "It asks" is read off the kernel: everything sent has been read (the input pipe is
+//! "It asks" is known, not guessed, for the programs broadside launches itself (a Python
+//! submission's `main()`, a Java program): their launcher writes a byte on descriptor 3 each
+//! time the program is about to wait for a line (its input pipe empty), after flushing what it
+//! printed. An announcement since the last line sent, the input pipe empty and every byte
+//! printed taken: the program asks. Where no announcement comes (an `exec:` program, or a
+//! program reading its input by a way the launcher does not wrap), it is read off the kernel: everything sent has been read (the input pipe is
 //! empty), everything printed has been taken (the output pipes are empty), no thread of the
 //! program's process group is running, and one sleeps in `read` on standard input
 //! (`/proc/PID/task/TID/syscall`), on two looks in a row. Where that file cannot be read
 //! (a container without `CAP_SYS_PTRACE`, or `BROADSIDE_QUIET_INPUT=1`), a short quiet
-//! spell of a program whose threads all sleep stands in. The program runs contained like
+//! spell of a program whose threads all sleep stands in. `BROADSIDE_INPUT_WAIT` picks one
+//! way for every program: `announced` (the default: announcements where a launcher gives
+//! them, else the kernel), `announced-only` (no fallback: a program that never announces
+//! times out; for testing the launchers), `kernel` (ignore announcements) or `quiet` (the
+//! quiet spell alone; `BROADSIDE_QUIET_INPUT=1` is the same). The program runs contained like
 //! every child (limits, user, jail, its own process group); it has ended when its first
 //! process has, and whatever it left running in its group is killed and named.
 
@@ -30,6 +39,9 @@ const QUIET: Duration = Duration::from_millis(60);
 const MEMBERS_EVERY: Duration = Duration::from_millis(100);
 /// How often the program is looked at while waiting.
 const POLL: Duration = Duration::from_millis(3);
+/// How often right after a line was sent, for as long as [`EAGER`]: most answers come quickly.
+const POLL_EAGER: Duration = Duration::from_micros(500);
+const EAGER: Duration = Duration::from_millis(25);
 /// The most a program may print in one game, in bytes; more is a `limit` fault (a loop
 /// printing forever).
 pub const OUTPUT_LIMIT: usize = 4 * 1024 * 1024;
@@ -44,6 +56,33 @@ pub enum Waited {
         code: Option<i32>,
         signal: Option<i32>,
     },
+}
+
+/// How a session tells that the program waits for a line (`BROADSIDE_INPUT_WAIT`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InputWait {
+    /// The launcher's announcements where there are any, else [`InputWait::Kernel`].
+    Announced,
+    /// The launcher's announcements alone.
+    AnnouncedOnly,
+    /// Blocked reads of standard input, read off `/proc`, else a quiet spell.
+    Kernel,
+    /// A quiet spell of a program whose threads all sleep.
+    Quiet,
+}
+
+impl InputWait {
+    /// The way set by the environment (`BROADSIDE_INPUT_WAIT`, `BROADSIDE_QUIET_INPUT`).
+    pub fn from_env() -> InputWait {
+        let set = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
+        match set("BROADSIDE_INPUT_WAIT").as_deref() {
+            Some("kernel") => InputWait::Kernel,
+            Some("announced-only") => InputWait::AnnouncedOnly,
+            Some("quiet") => InputWait::Quiet,
+            _ if set("BROADSIDE_QUIET_INPUT").is_some_and(|v| v != "0") => InputWait::Quiet,
+            _ => InputWait::Announced,
+        }
+    }
 }
 
 #[derive(Default)]
@@ -66,8 +105,16 @@ pub struct Session {
     limits: Limits,
     /// How much of the output has been handed out by [`Session::take`].
     taken: usize,
-    /// `BROADSIDE_QUIET_INPUT` is set: never look at blocked reads.
+    /// `BROADSIDE_INPUT_WAIT=quiet`: never look at blocked reads.
     quiet_only: bool,
+    /// `BROADSIDE_INPUT_WAIT=announced-only`: never look at the kernel.
+    announced_only: bool,
+    /// The read end of the launcher's announcements (non-blocking), while it is open.
+    announcements: Option<std::os::fd::OwnedFd>,
+    /// An announcement came since the last line was sent.
+    announced: bool,
+    /// Set by a reader between taking bytes from its pipe and keeping them.
+    busy: Vec<Arc<std::sync::atomic::AtomicBool>>,
     /// The process group's members, and when they were looked up.
     members: Vec<i32>,
     members_at: Instant,
@@ -98,6 +145,17 @@ impl Session {
         let jail = program.jail.as_deref().filter(|_| namespaces);
         let _ = nix::sys::prctl::set_child_subreaper(true);
         let group = crate::target::cgroup::MemoryGroup::new(program.limits.memory_mib);
+        let wait_by = InputWait::from_env();
+        let announce = if program.announces_reads
+            && matches!(wait_by, InputWait::Announced | InputWait::AnnouncedOnly)
+        {
+            announcement_pipe()
+        } else {
+            None
+        };
+        if announce.is_some() {
+            all_env.push(("BROADSIDE_READ_FD".into(), "3".into()));
+        }
         let mut command = contained(&Contained {
             program: &program.program,
             args: &program.args,
@@ -108,24 +166,34 @@ impl Session {
             drop_to: program.drop_to,
             jail,
             group: group.as_ref(),
+            fd3: announce
+                .as_ref()
+                .map(|(_, w)| std::os::fd::AsRawFd::as_raw_fd(w)),
         });
         let mut child = command.spawn().map_err(|e| Fault {
             kind: FaultKind::Crash,
             message: format!("could not start `{}`: {e}", program.program),
         })?;
+        // Only the child keeps the write end: its end closes the pipe.
+        let announcements = announce.map(|(r, _)| r);
         let stdin = child.stdin().take();
         let stdout = child.stdout().take();
         let stderr = child.stderr().take();
         let shared = Arc::new(Mutex::new(Shared::default()));
         let mut readers = Vec::new();
         let mut outputs = Vec::new();
+        let mut busy = Vec::new();
         if let Some(out) = stdout {
             outputs.push(dup_fd(&out));
-            readers.push(reader(out, shared.clone(), false));
+            let flag = Arc::new(std::sync::atomic::AtomicBool::new(false));
+            readers.push(reader(out, shared.clone(), false, flag.clone()));
+            busy.push(flag);
         }
         if let Some(err) = stderr {
             outputs.push(dup_fd(&err));
-            readers.push(reader(err, shared.clone(), true));
+            let flag = Arc::new(std::sync::atomic::AtomicBool::new(false));
+            readers.push(reader(err, shared.clone(), true, flag.clone()));
+            busy.push(flag);
         }
         let pgid = i32::try_from(child.id()).unwrap_or(0);
         Ok(Session {
@@ -137,8 +205,11 @@ impl Session {
             pgid,
             limits: program.limits.clone(),
             taken: 0,
-            quiet_only: std::env::var("BROADSIDE_QUIET_INPUT")
-                .is_ok_and(|v| !v.is_empty() && v != "0"),
+            quiet_only: wait_by == InputWait::Quiet,
+            announced_only: wait_by == InputWait::AnnouncedOnly,
+            announcements,
+            announced: false,
+            busy,
             members: vec![pgid],
             members_at: Instant::now(),
             left_in_group: Vec::new(),
@@ -154,6 +225,9 @@ impl Session {
     ///
     /// Errors: the program has closed its input or ended (`false`).
     pub fn send(&mut self, line: &str) -> bool {
+        // What was announced before this line answered the last question.
+        self.take_announcements();
+        self.announced = false;
         let Some(stdin) = self.stdin.as_mut() else {
             return false;
         };
@@ -166,6 +240,9 @@ impl Session {
     /// Closes the program's input: it reads end-of-file from now on.
     pub fn close_input(&mut self) {
         self.stdin = None;
+        // A read at end of input returns at once: it is no question (see
+        // `take_announcements`).
+        self.announced = false;
     }
 
     /// Waits until the program asks for input or ends, at most `timeout`.
@@ -198,9 +275,14 @@ impl Session {
                     ),
                 });
             }
+            self.take_announcements();
+            if self.announced && self.input_taken() && self.output_drained() {
+                return Ok(Waited::Asking);
+            }
             let since = last.map_or(self.sent_at, |t| t.max(self.sent_at));
             let quiet = since.elapsed();
-            let asking = quiet >= SETTLE
+            let asking = !self.announced_only
+                && quiet >= SETTLE
                 && self.input_taken()
                 && self.output_drained()
                 && match self.group_state() {
@@ -226,7 +308,60 @@ impl Session {
                     ),
                 });
             }
-            std::thread::sleep(POLL);
+            self.pause();
+        }
+    }
+
+    /// Reads what the launcher announced; notes its end (the program and its children have
+    /// all closed descriptor 3).
+    fn take_announcements(&mut self) {
+        use std::os::fd::AsRawFd;
+        let Some(fd) = &self.announcements else {
+            return;
+        };
+        let mut buf = [0u8; 64];
+        loop {
+            // SAFETY: reads at most 64 bytes into the buffer, which is valid.
+            let n = unsafe { libc::read(fd.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len()) };
+            match n {
+                // Once input is closed a read returns at once: no question.
+                n if n > 0 => self.announced |= self.stdin.is_some(),
+                0 => {
+                    self.announcements = None;
+                    return;
+                }
+                _ => return,
+            }
+        }
+    }
+
+    /// Waits a little before the next look: until an announcement comes, or the polling
+    /// interval (shorter right after a line was sent, and while the readers take the last
+    /// output after an announcement).
+    fn pause(&self) {
+        use std::os::fd::AsRawFd;
+        let every = if self.announced {
+            Duration::from_micros(100)
+        } else if self.sent_at.elapsed() < EAGER {
+            POLL_EAGER
+        } else {
+            POLL
+        };
+        match &self.announcements {
+            Some(fd) if !self.announced => {
+                let mut pfd = libc::pollfd {
+                    fd: fd.as_raw_fd(),
+                    events: libc::POLLIN,
+                    revents: 0,
+                };
+                let ts = libc::timespec {
+                    tv_sec: 0,
+                    tv_nsec: i64::try_from(every.as_nanos()).unwrap_or(3_000_000),
+                };
+                // SAFETY: one valid pollfd and a valid timespec; no signal mask.
+                unsafe { libc::ppoll(&mut pfd, 1, &ts, std::ptr::null()) };
+            }
+            _ => std::thread::sleep(every),
         }
     }
 
@@ -376,7 +511,11 @@ impl Session {
     /// Whether the readers have taken everything the program wrote.
     fn output_drained(&self) -> bool {
         use std::os::fd::AsRawFd;
+        use std::sync::atomic::Ordering;
+        // The pipes first: a reader marks itself busy before it takes bytes, so an empty pipe
+        // and no reader busy afterwards means every byte is kept.
         self.outputs.iter().all(|fd| pending(fd.as_raw_fd()) == 0)
+            && self.busy.iter().all(|b| !b.load(Ordering::SeqCst))
     }
 
     /// Whether the program has read everything sent to it (the input pipe is empty), so a
@@ -400,24 +539,59 @@ impl Drop for Session {
 }
 
 fn reader(
-    mut from: impl Read + Send + 'static,
+    mut from: impl Read + std::os::fd::AsRawFd + Send + 'static,
     shared: Arc<Mutex<Shared>>,
     is_err: bool,
+    busy: Arc<std::sync::atomic::AtomicBool>,
 ) -> std::thread::JoinHandle<()> {
+    use std::sync::atomic::Ordering;
     std::thread::spawn(move || {
         let mut buf = [0u8; 8192];
-        while let Ok(n) = from.read(&mut buf) {
-            if n == 0 {
+        loop {
+            // Wait for bytes without taking them, then say so before taking them: see
+            // `Session::output_drained`.
+            let mut pfd = libc::pollfd {
+                fd: from.as_raw_fd(),
+                events: libc::POLLIN,
+                revents: 0,
+            };
+            // SAFETY: one valid pollfd.
+            if unsafe { libc::poll(&mut pfd, 1, -1) } < 0
+                && std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted
+            {
                 break;
             }
-            let mut s = shared.lock().unwrap_or_else(|p| p.into_inner());
-            let sink = if is_err { &mut s.stderr } else { &mut s.text };
-            if sink.len() <= OUTPUT_LIMIT * 2 {
-                sink.extend_from_slice(&buf[..n]);
+            busy.store(true, Ordering::SeqCst);
+            let Ok(n) = from.read(&mut buf) else {
+                busy.store(false, Ordering::SeqCst);
+                break;
+            };
+            if n == 0 {
+                busy.store(false, Ordering::SeqCst);
+                break;
             }
-            s.last = Some(Instant::now());
+            {
+                let mut s = shared.lock().unwrap_or_else(|p| p.into_inner());
+                let sink = if is_err { &mut s.stderr } else { &mut s.text };
+                if sink.len() <= OUTPUT_LIMIT * 2 {
+                    sink.extend_from_slice(&buf[..n]);
+                }
+                s.last = Some(Instant::now());
+            }
+            busy.store(false, Ordering::SeqCst);
         }
     })
+}
+
+/// A pipe for a launcher's read announcements: both ends non-blocking (a program that
+/// announces faster than broadside reads loses announcements, never waits) and the write end
+/// closed on exec (the child gets its own copy as descriptor 3); `None` if none can be made.
+fn announcement_pipe() -> Option<(std::os::fd::OwnedFd, std::os::fd::OwnedFd)> {
+    use nix::fcntl::{FcntlArg, OFlag, fcntl};
+    let (r, w) = nix::unistd::pipe2(OFlag::O_CLOEXEC).ok()?;
+    fcntl(&r, FcntlArg::F_SETFL(OFlag::O_NONBLOCK)).ok()?;
+    fcntl(&w, FcntlArg::F_SETFL(OFlag::O_NONBLOCK)).ok()?;
+    Some((r, w))
 }
 
 /// Bytes waiting in the pipe `fd` (0 when it cannot be told).

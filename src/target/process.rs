@@ -175,6 +175,7 @@ impl Process {
             drop_to,
             jail: jail.as_deref(),
             group: self.group.as_ref(),
+            fd3: None,
         });
         let mut child = command.spawn().map_err(|e| {
             let hint = if e.kind() == std::io::ErrorKind::PermissionDenied && drop_to.is_some() {
@@ -508,6 +509,8 @@ pub struct Contained<'a> {
     pub jail: Option<&'a limits::Jail>,
     /// The memory group the child enters before exec (its whole tree's budget).
     pub group: Option<&'a super::cgroup::MemoryGroup>,
+    /// A descriptor the child gets as its descriptor 3 (a launcher's read announcements).
+    pub fd3: Option<std::os::fd::RawFd>,
 }
 
 /// The command for a contained child with piped standard streams, in its own process group:
@@ -517,6 +520,7 @@ pub fn contained(c: &Contained<'_>) -> CommandWrap {
     let namespaces = c.drop_to.is_some() && limits::namespaces_available();
     let (limits, drop_to, jail) = (c.limits.clone(), c.drop_to, c.jail.cloned());
     let group = c.group.map(|g| g.procs().clone());
+    let fd3 = c.fd3;
     let mut command = CommandWrap::with_new(c.program, |cmd| {
         cmd.args(c.args)
             .stdin(Stdio::piped())
@@ -533,6 +537,9 @@ pub fn contained(c: &Contained<'_>) -> CommandWrap {
         // setrlimit, unshare, setgroups, setgid, setuid) and does not allocate.
         unsafe {
             cmd.pre_exec(move || {
+                if let Some(fd) = fd3 {
+                    give_fd3(fd)?;
+                }
                 if let Some(procs) = &group {
                     super::cgroup::enter(procs)?;
                 }
@@ -542,6 +549,22 @@ pub fn contained(c: &Contained<'_>) -> CommandWrap {
     });
     command.wrap(ProcessGroup::leader());
     command
+}
+
+/// In the child, between fork and exec: `fd` becomes descriptor 3, kept open across exec.
+fn give_fd3(fd: std::os::fd::RawFd) -> std::io::Result<()> {
+    // SAFETY: dup2 and fcntl are async-signal-safe and touch only descriptors.
+    let r = unsafe {
+        if fd == 3 {
+            libc::fcntl(3, libc::F_SETFD, 0)
+        } else {
+            libc::dup2(fd, 3)
+        }
+    };
+    if r < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
 }
 
 impl Drop for Process {

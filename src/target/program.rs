@@ -41,6 +41,10 @@ pub struct Program {
     /// (`python:` runs a module's `main()`, a program only where the spec's handout is a
     /// Python one with a dialogue driver); `None`: any (`java:`, `exec:`).
     pub language: Option<&'static str>,
+    /// It runs under one of broadside's launchers, which says on descriptor 3 each time the
+    /// program is about to wait for a line (see [`crate::dialogue::session`]); `false`
+    /// (`exec:`): whether it waits is read off the kernel.
+    pub announces_reads: bool,
     keep: Option<Arc<tempfile::TempDir>>,
 }
 
@@ -58,6 +62,7 @@ impl Program {
             jail: None,
             note: None,
             language: None,
+            announces_reads: false,
             keep: None,
         }
     }
@@ -137,6 +142,11 @@ pub enum Built {
     Ready(Box<Program>),
     Failed(Fault),
 }
+
+/// broadside's launcher for Java programs: it runs the main class and announces each read
+/// of standard input (see [`crate::dialogue::session`]); compiled with the submission, as
+/// `broadside_launch.Launch`.
+pub const JAVA_LAUNCHER: &str = include_str!("../../drivers/BroadsideLaunch.java");
 
 /// Wall-clock time `javac` may take.
 pub const COMPILE_TIMEOUT: Duration = Duration::from_secs(120);
@@ -273,6 +283,10 @@ pub fn java_target(path: &Utf8Path, limits: Limits, uid: u32) -> Result<Built, S
     .map(String::from)
     .to_vec();
     args.extend(files.iter().map(|f| rel(f)));
+    let launcher = ws.work.join("launcher/broadside_launch/Launch.java");
+    std::fs::create_dir_all(launcher.parent().unwrap_or(&ws.work)).map_err(prepare)?;
+    std::fs::write(&launcher, JAVA_LAUNCHER).map_err(prepare)?;
+    args.push(rel(&launcher));
     let jvm = jvm_limits(&limits);
     let javac = javac();
     let jdk_env = jdk_library_path(&javac);
@@ -326,8 +340,12 @@ pub fn java_target(path: &Utf8Path, limits: Limits, uid: u32) -> Result<Built, S
         "-XX:+UseSerialGC",
         "-XX:TieredStopAtLevel=1",
         "-Dfile.encoding=UTF-8",
+        // The launcher opens descriptor 3 through `FileDescriptor`'s field.
+        "--add-opens",
+        "java.base/java.io=ALL-UNNAMED",
         "-cp",
         "classes",
+        "broadside_launch.Launch",
         main.as_str(),
     ]
     .map(String::from)
@@ -335,6 +353,7 @@ pub fn java_target(path: &Utf8Path, limits: Limits, uid: u32) -> Result<Built, S
     let mut program = ws.program(format!("java:{path}"), java(), run_args, jail, uid);
     program.env.extend(jdk_library_path(&java()));
     program.limits = jvm;
+    program.announces_reads = true;
     program.note = match (note, super::workspace::skipped_note(&skipped)) {
         (Some(a), Some(b)) => Some(format!("{a}; {b}")),
         (a, b) => a.or(b),

@@ -1,0 +1,140 @@
+// broadside's launcher for a Java program in dialogue scenarios:
+//
+//   java --add-opens java.base/java.io=ALL-UNNAMED -cp classes broadside_launch.Launch MAIN [ARGS...]
+//
+// Runs MAIN's `public static void main(String[])` as the `java` launcher would (the class is
+// initialised by the call, an uncaught exception ends the program with the JVM's own trace,
+// from which this launcher's frame is cut). When BROADSIDE_READ_FD names a descriptor,
+// System.in is replaced, before MAIN loads, by a stream that, each time a read would wait (no
+// byte in the pipe), first flushes System.out and System.err and writes one byte there: then
+// broadside knows the program asks for a line instead of guessing it from the kernel. Over it
+// sits a BufferedInputStream, as over the JVM's own System.in.
+package broadside_launch;
+
+import java.io.BufferedInputStream;
+import java.io.FileDescriptor;
+import java.io.FileInputStream;
+import java.io.FileOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.reflect.Field;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.util.Arrays;
+
+public final class Launch {
+    private Launch() {}
+
+    public static void main(String[] args) throws Throwable {
+        String fd = System.getenv("BROADSIDE_READ_FD");
+        if (fd != null) {
+            FileOutputStream said = descriptor(Integer.parseInt(fd));
+            if (said != null) {
+                System.setIn(new BufferedInputStream(new Announcing(said)));
+            }
+        }
+        Class<?> main = Class.forName(args[0], false, Launch.class.getClassLoader());
+        MethodHandle run;
+        try {
+            Method m = main.getMethod("main", String[].class);
+            if (!Modifier.isStatic(m.getModifiers()) || m.getReturnType() != void.class) {
+                throw new NoSuchMethodException();
+            }
+            m.setAccessible(true);
+            run = MethodHandles.lookup().unreflect(m);
+        } catch (NoSuchMethodException | SecurityException | IllegalAccessException e) {
+            System.err.println("Error: Main method not found in class " + args[0]
+                    + ", please define the main method as:\n   public static void main(String[] args)\n"
+                    + "or a JavaFX application class must extend javafx.application.Application");
+            System.exit(1);
+            return;
+        }
+        String[] rest = Arrays.copyOfRange(args, 1, args.length);
+        try {
+            run.invokeExact(rest);
+        } catch (Throwable t) {
+            cut(t);
+            throw t;
+        }
+    }
+
+    /// An output stream on descriptor `n`, or null.
+    private static FileOutputStream descriptor(int n) {
+        try {
+            FileDescriptor d = new FileDescriptor();
+            Field f = FileDescriptor.class.getDeclaredField("fd");
+            f.setAccessible(true);
+            f.setInt(d, n);
+            return new FileOutputStream(d);
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            return null;
+        }
+    }
+
+    /// Cuts this launcher's frames from the end of `t`'s trace, and of its causes'.
+    private static void cut(Throwable t) {
+        for (int depth = 0; t != null && depth < 64; t = t.getCause(), depth++) {
+            StackTraceElement[] s = t.getStackTrace();
+            int n = s.length;
+            while (n > 0 && s[n - 1].getClassName().startsWith("broadside_launch.")) {
+                n--;
+            }
+            if (n < s.length) {
+                t.setStackTrace(Arrays.copyOf(s, n));
+            }
+        }
+    }
+
+    private static final class Announcing extends InputStream {
+        private final FileInputStream in = new FileInputStream(FileDescriptor.in);
+        private final FileOutputStream said;
+
+        Announcing(FileOutputStream said) {
+            this.said = said;
+        }
+
+        private void announce() {
+            try {
+                if (in.available() > 0) {
+                    return;
+                }
+            } catch (IOException e) {
+                // Not known: announce.
+            }
+            System.out.flush();
+            System.err.flush();
+            try {
+                said.write('r');
+            } catch (IOException e) {
+                // broadside stopped listening, or the pipe is full: nothing to say.
+            }
+        }
+
+        @Override
+        public int read() throws IOException {
+            announce();
+            return in.read();
+        }
+
+        @Override
+        public int read(byte[] b, int off, int len) throws IOException {
+            if (len == 0) {
+                return 0;
+            }
+            announce();
+            return in.read(b, off, len);
+        }
+
+        @Override
+        public int available() throws IOException {
+            return in.available();
+        }
+
+        @Override
+        public void close() throws IOException {
+            in.close();
+        }
+    }
+}

@@ -166,6 +166,28 @@ impl Answer {
     }
 }
 
+/// A shot's answer as the engine works it out: small and `Copy`, the item as an index whose
+/// names ([`Answer::ship`], [`Answer::owner`]) are looked up only when it becomes an
+/// [`Answer`] ([`Game::answer`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shot {
+    pub outcome: Outcome,
+    /// What happened physically.
+    pub event: Option<Event>,
+    /// The item a new shot struck (a ship hit or sunk, a grenade), in fleet order.
+    pub item: Option<u8>,
+}
+
+impl Shot {
+    fn of(outcome: Outcome, event: Option<Event>) -> Shot {
+        Shot {
+            outcome,
+            event,
+            item: None,
+        }
+    }
+}
+
 /// A game in progress. Cheap to clone (no heap beyond the item tables).
 #[derive(Debug, Clone)]
 pub struct Game {
@@ -304,22 +326,38 @@ impl Game {
     /// Follows the spec's `[events]` table: off-board, then repeated, then record the shot,
     /// then miss / grenade / sunk / hit (colab-6x6 Step 7's order, shared by every handout).
     pub fn fire(&mut self, player: Option<usize>, at: RawCell) -> Answer {
+        let shot = self.shoot(player, at);
+        self.answer(shot)
+    }
+
+    /// [`Game::fire`], answered as a [`Shot`]: no names looked up, nothing allocated.
+    pub fn shoot(&mut self, player: Option<usize>, at: RawCell) -> Shot {
         if let Some(a) = self.game_over_answer() {
             return a;
         }
         let shooter = player.unwrap_or(self.next);
         if self.rules.players.len() > 1 && shooter != self.next {
-            return self.apply(
-                Event::OutOfTurn,
-                shooter,
-                Answer::of(Outcome::Invalid, None),
-            );
+            return self.apply(Event::OutOfTurn, shooter, Shot::of(Outcome::Invalid, None));
         }
         let Some(cell) = self.on_board(at) else {
-            return self.apply(Event::OffBoard, shooter, Answer::of(Outcome::Invalid, None));
+            return self.apply(Event::OffBoard, shooter, Shot::of(Outcome::Invalid, None));
         };
-        let (event, answer) = self.strike(cell, shooter);
-        self.apply(event, shooter, answer)
+        let shot = self.strike(cell, shooter);
+        self.apply(shot.event.unwrap_or(Event::Miss), shooter, shot)
+    }
+
+    /// `shot` as the handouts report it: the sunk ship's kind and, in two-player games, the
+    /// owner of what a new shot struck.
+    pub fn answer(&self, shot: Shot) -> Answer {
+        let mut a = Answer::of(shot.outcome, shot.event);
+        if let Some(i) = shot.item {
+            let def = &self.rules.items[usize::from(i)];
+            a.owner = (self.rules.players.len() > 1).then(|| self.rules.players[def.owner].clone());
+            if shot.event == Some(Event::Sunk) {
+                a.ship = Some(def.kind.clone());
+            }
+        }
+        a
     }
 
     /// Scans row or column `index` with the drone: counts ship cells, hit or not
@@ -334,11 +372,12 @@ impl Game {
             Axis::Col => self.rules.cols,
         };
         if !(0..i64::from(limit)).contains(&index) {
-            return self.apply(
+            let shot = self.apply(
                 Event::PowerOffBoard,
                 shooter,
-                Answer::of(Outcome::Invalid, None),
+                Shot::of(Outcome::Invalid, None),
             );
+            return self.answer(shot);
         }
         self.powers_used[0] += 1;
         let count = self
@@ -353,9 +392,10 @@ impl Game {
                     && !self.rules.items[usize::from(self.occupant[super::game::index(*c)])].grenade
             })
             .count() as u32;
-        let mut a = Answer::of(Outcome::Drone, None);
+        let shot = self.apply(Event::Drone, shooter, Shot::of(Outcome::Drone, None));
+        let mut a = self.answer(shot);
         a.count = Some(count);
-        self.apply(Event::Drone, shooter, a)
+        a
     }
 
     /// Fires a missile at the 3×3 square centred on `centre`, clipped to the board
@@ -366,14 +406,15 @@ impl Game {
             ControlFlow::Break(a) => return a,
         };
         if self.on_board(centre).is_none() {
-            return self.apply(
+            let shot = self.apply(
                 Event::PowerOffBoard,
                 shooter,
-                Answer::of(Outcome::Invalid, None),
+                Shot::of(Outcome::Invalid, None),
             );
+            return self.answer(shot);
         }
         self.powers_used[1] += 1;
-        let mut a = Answer::of(Outcome::Missile, None);
+        let mut struck = Vec::with_capacity(9);
         for dr in -1..=1 {
             for dc in -1..=1 {
                 let raw = RawCell {
@@ -381,19 +422,21 @@ impl Game {
                     col: centre.col.saturating_add(dc),
                 };
                 if let Some(cell) = self.on_board(raw) {
-                    let (event, _) = self.strike(cell, shooter);
-                    let word = match event {
-                        Event::RepeatMiss | Event::RepeatHit => Outcome::Repeated,
-                        Event::Sunk => Outcome::Sunk,
-                        Event::Hit => Outcome::Hit,
-                        Event::Grenade => Outcome::Grenade,
+                    let word = match self.strike(cell, shooter).event {
+                        Some(Event::RepeatMiss | Event::RepeatHit) => Outcome::Repeated,
+                        Some(Event::Sunk) => Outcome::Sunk,
+                        Some(Event::Hit) => Outcome::Hit,
+                        Some(Event::Grenade) => Outcome::Grenade,
                         _ => Outcome::Miss,
                     };
-                    a.cells.push((cell, word));
+                    struck.push((cell, word));
                 }
             }
         }
-        self.apply(Event::Missile, shooter, a)
+        let shot = self.apply(Event::Missile, shooter, Shot::of(Outcome::Missile, None));
+        let mut a = self.answer(shot);
+        a.cells = struck;
+        a
     }
 
     /// Whether power `slot` (0 drone, 1 missile) may be used now: the player using it, or
@@ -401,7 +444,7 @@ impl Game {
     /// is used up: battleboats §5, "There is no turn penalty").
     fn power_ready(&mut self, slot: usize) -> ControlFlow<Answer, usize> {
         if let Some(a) = self.game_over_answer() {
-            return ControlFlow::Break(a);
+            return ControlFlow::Break(self.answer(a));
         }
         let shooter = self.next;
         let limit = if slot == 0 {
@@ -413,33 +456,33 @@ impl Game {
             return ControlFlow::Break(Answer::of(Outcome::Invalid, None));
         };
         if self.powers_used[slot] >= uses {
-            return ControlFlow::Break(self.apply(
-                Event::PowerUsedUp,
-                shooter,
-                Answer::of(Outcome::UsedUp, None),
-            ));
+            let shot = self.apply(Event::PowerUsedUp, shooter, Shot::of(Outcome::UsedUp, None));
+            return ControlFlow::Break(self.answer(shot));
         }
         ControlFlow::Continue(shooter)
     }
 
     /// Resolves a shot on an on-board cell: records it and updates hits. No counters.
-    fn strike(&mut self, cell: Cell, shooter: usize) -> (Event, Answer) {
+    fn strike(&mut self, cell: Cell, shooter: usize) -> Shot {
         let o = self.occupant[index(cell)];
         let item = (o != NONE).then_some(usize::from(o));
         if !self.fired.insert(cell) {
             return match item {
                 Some(i) if !self.rules.items[i].grenade => {
-                    (Event::RepeatHit, Answer::of(Outcome::Repeated, None))
+                    Shot::of(Outcome::Repeated, Some(Event::RepeatHit))
                 }
-                _ => (Event::RepeatMiss, Answer::of(Outcome::Repeated, None)),
+                _ => Shot::of(Outcome::Repeated, Some(Event::RepeatMiss)),
             };
         }
         let Some(i) = item else {
-            return (Event::Miss, Answer::of(Outcome::Miss, None));
+            return Shot::of(Outcome::Miss, Some(Event::Miss));
         };
         let def = &self.rules.items[i];
-        let mut a = Answer::of(Outcome::Hit, None);
-        a.owner = (self.rules.players.len() > 1).then(|| self.rules.players[def.owner].clone());
+        let struck = |event| Shot {
+            outcome: Outcome::Hit,
+            event: Some(event),
+            item: Some(o),
+        };
         if def.grenade {
             let other = 1 - shooter.min(1);
             if self.cancel_lost_turns && self.skips.get(other).is_some_and(|s| *s > 0) {
@@ -447,19 +490,18 @@ impl Game {
             } else {
                 self.skips[shooter] += 1;
             }
-            return (Event::Grenade, a);
+            return struck(Event::Grenade);
         }
         self.hits[i] += 1;
         if self.hits[i] == def.length {
-            a.ship = Some(def.kind.clone());
-            (Event::Sunk, a)
+            struck(Event::Sunk)
         } else {
-            (Event::Hit, a)
+            struck(Event::Hit)
         }
     }
 
     /// If the game is over (or the move limit turns into a loss now), the answer to any action.
-    fn game_over_answer(&mut self) -> Option<Answer> {
+    fn game_over_answer(&mut self) -> Option<Shot> {
         let rule = self.rules.event(Event::GameOver)?;
         let outcome = rule.outcome;
         if self.end.is_none()
@@ -470,22 +512,23 @@ impl Game {
         }
         self.end
             .is_some()
-            .then(|| Answer::of(outcome, Some(Event::GameOver)))
+            .then(|| Shot::of(outcome, Some(Event::GameOver)))
     }
 
     /// Applies `event`'s outcome word and costs, then the end and turn rules.
-    fn apply(&mut self, event: Event, shooter: usize, mut answer: Answer) -> Answer {
-        let rule = self.rules.event(event).cloned();
+    fn apply(&mut self, event: Event, shooter: usize, mut answer: Shot) -> Shot {
         answer.event = Some(event);
-        let Some(rule) = rule else {
+        let Some(rule) = self.rules.event(event) else {
             return answer;
         };
         if !matches!(event, Event::Drone | Event::Missile) {
             answer.outcome = rule.outcome;
         }
-        self.counters[0] = self.counters[0].saturating_add(rule.shots);
-        self.counters[1] = self.counters[1].saturating_add(rule.turns);
-        self.counters[2] = self.counters[2].saturating_add(rule.moves);
+        let (shots, turns, moves, passes_turn) =
+            (rule.shots, rule.turns, rule.moves, rule.passes_turn);
+        self.counters[0] = self.counters[0].saturating_add(shots);
+        self.counters[1] = self.counters[1].saturating_add(turns);
+        self.counters[2] = self.counters[2].saturating_add(moves);
         let struck = matches!(event, Event::Sunk | Event::Missile);
         if struck && self.end.is_none() {
             self.check_sunk_all();
@@ -496,7 +539,7 @@ impl Game {
         {
             self.end = Some(End::Lost);
         }
-        if self.rules.players.len() > 1 && rule.passes_turn && self.end.is_none() {
+        if self.rules.players.len() > 1 && passes_turn && self.end.is_none() {
             let other = 1 - shooter;
             if self.skips[other] > 0 {
                 self.skips[other] -= 1;
@@ -511,8 +554,11 @@ impl Game {
     fn check_sunk_all(&mut self) {
         let players = self.rules.players.len();
         for p in 0..players {
-            let ships: Vec<usize> = self.ships_of(p).collect();
-            if !ships.is_empty() && ships.iter().all(|&i| self.is_sunk(i)) {
+            let all_sunk = {
+                let mut ships = self.ships_of(p).peekable();
+                ships.peek().is_some() && ships.all(|i| self.is_sunk(i))
+            };
+            if all_sunk {
                 self.end = Some(if players == 1 {
                     End::Won
                 } else {

@@ -11,6 +11,6 @@ mod outcome;
 mod render;
 
 pub use cellset::CellSet;
-pub use game::{Answer, Axis, Dir, End, Game, PlaceError, QueryValue};
+pub use game::{Answer, Axis, Dir, End, Game, PlaceError, QueryValue, Shot};
 pub use layout::{check_layout, line_cells, random_layout};
 pub use outcome::{Event, Outcome};

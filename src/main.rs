@@ -161,6 +161,87 @@ struct FuzzArgs {
     /// costs this much for every shrinking candidate that still hangs.
     #[arg(long)]
     timeout: Option<f64>,
+    /// Workers, each with a target of its own: worker i draws its share of the cases from
+    /// seed SEED+i, and a counterexample names its worker's seed and share, so `--jobs 1`
+    /// with them replays it byte for byte [default: 1].
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=256))]
+    jobs: u32,
+}
+
+/// Runs `jobs` fuzz workers, worker i from seed `options.seed + i` with its share of the
+/// cases, each against a target of its own; once one finds a divergence the others stop
+/// drawing cases. Returns the cases of all and the divergence of the lowest-numbered worker
+/// that found one, with that worker's seed.
+fn fuzz_jobs(
+    specs: &broadside::spec::SpecSet,
+    target: &str,
+    limits: &broadside::target::limits::Limits,
+    options: &broadside::fuzz::Options,
+    jobs: u32,
+) -> anyhow::Result<(broadside::fuzz::Outcome, u64)> {
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    let worker = |i: u32| -> anyhow::Result<(broadside::fuzz::Outcome, u64)> {
+        let mut mine = options.clone();
+        mine.seed = options.seed.wrapping_add(u64::from(i));
+        // The cases split as evenly as they go, the first workers taking one more.
+        mine.cases = options.cases.or(options
+            .time
+            .is_none()
+            .then_some(broadside::fuzz::DEFAULT_CASES));
+        if let Some(c) = mine.cases {
+            mine.cases = Some(c / u64::from(jobs) + u64::from(u64::from(i) < c % u64::from(jobs)));
+        }
+        if jobs == 1 {
+            mine.cases = options.cases;
+        }
+        let mut t = broadside::target::from_spec(target, limits.clone(), limits::NOBODY)
+            .map_err(anyhow::Error::msg)?;
+        if !t.plays().steps {
+            anyhow::bail!(
+                "`{target}` is a whole program: fuzz plays random function calls, which only python:, haskell:, native:, cmd: and the reference answer"
+            );
+        }
+        let outcome = broadside::fuzz::fuzz_until(specs, t.as_mut(), &mine, &stop);
+        if matches!(&outcome, Ok(o) if o.found.is_some()) || outcome.is_err() {
+            stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
+        let _ = t.finish();
+        Ok((outcome?, mine.seed))
+    };
+    if jobs == 1 {
+        return worker(0);
+    }
+    let results: Vec<anyhow::Result<(broadside::fuzz::Outcome, u64)>> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..jobs).map(|i| s.spawn(move || worker(i))).collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err(anyhow::anyhow!("a fuzz worker panicked")))
+            })
+            .collect()
+    });
+    let mut cases = 0;
+    let mut elapsed = std::time::Duration::ZERO;
+    let mut found = None;
+    for r in results {
+        let (o, seed) = r?;
+        cases += o.cases;
+        elapsed = elapsed.max(o.elapsed);
+        if found.is_none() {
+            found = o.found.map(|f| (f, seed));
+        }
+    }
+    let seed = found.as_ref().map_or(options.seed, |(_, s)| *s);
+    let found = found.map(|(f, _)| f);
+    Ok((
+        broadside::fuzz::Outcome {
+            cases,
+            elapsed,
+            found,
+        },
+        seed,
+    ))
 }
 
 /// `broadside fuzz`: exit 0 without a divergence, 1 with one (written and printed).
@@ -193,22 +274,22 @@ fn fuzz(args: FuzzArgs) -> anyhow::Result<u8> {
     if let Some(t) = args.timeout.filter(|t| t.is_finite()) {
         limits.request_timeout = std::time::Duration::from_secs_f64(t.clamp(0.05, 3600.0));
     }
-    let mut target = broadside::target::from_spec(&args.target, limits, limits::NOBODY)
-        .map_err(anyhow::Error::msg)?;
-    if !target.plays().steps {
-        anyhow::bail!(
-            "`{}` is a whole program: fuzz plays random function calls, which only python:, haskell:, native:, cmd: and the reference answer",
-            args.target
-        );
-    }
-    let outcome = broadside::fuzz::fuzz(&specs, target.as_mut(), &options)?;
-    let _ = target.finish();
+    let (outcome, seed) = fuzz_jobs(&specs, &args.target, &limits, &options, args.jobs)?;
     let mut err = anstream::stderr();
     let rate = outcome.cases as f64 / outcome.elapsed.as_secs_f64().max(1e-9);
     let Some(found) = outcome.found else {
+        let seeds = if args.jobs > 1 {
+            format!(
+                "seeds {seed}–{}, {} workers",
+                seed.wrapping_add(u64::from(args.jobs) - 1),
+                args.jobs
+            )
+        } else {
+            format!("seed {seed}")
+        };
         writeln!(
             err,
-            "no divergence in {} cases (seed {seed}, {:.1} s, {rate:.0} cases/s)",
+            "no divergence in {} cases ({seeds}, {:.1} s, {rate:.0} cases/s)",
             outcome.cases,
             outcome.elapsed.as_secs_f64()
         )?;

@@ -14,4 +14,6 @@ pub mod run;
 
 pub use build::{Plan, Provenance, resolve, scenario_text};
 pub use generate::Case;
-pub use run::{Counterexample, DEFAULT_CASES, FuzzError, Kind, Options, Outcome, fuzz, load_text};
+pub use run::{
+    Counterexample, DEFAULT_CASES, FuzzError, Kind, Options, Outcome, fuzz, fuzz_until, load_text,
+};

@@ -14,6 +14,7 @@ use crate::target::{FaultKind, Reference, Target};
 use proptest::strategy::Strategy;
 use proptest::test_runner::{Config, RngAlgorithm, TestCaseError, TestError, TestRng, TestRunner};
 use std::cell::RefCell;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 /// What a fuzz run may spend, and where its randomness comes from.
@@ -145,6 +146,19 @@ pub fn fuzz(
     target: &mut dyn Target,
     options: &Options,
 ) -> Result<Outcome, FuzzError> {
+    fuzz_until(specs, target, options, &AtomicBool::new(false))
+}
+
+/// [`fuzz`], which also stops drawing cases once `stop` is set (another worker of the same
+/// run found a divergence); a divergence found is shrunk all the same.
+///
+/// Errors: as [`fuzz`].
+pub fn fuzz_until(
+    specs: &SpecSet,
+    target: &mut dyn Target,
+    options: &Options,
+    stop: &AtomicBool,
+) -> Result<Outcome, FuzzError> {
     let spec = specs.get(&options.assignment).ok_or_else(|| {
         FuzzError::Unknown(format!(
             "unknown assignment `{}`; expected one of: {}",
@@ -219,7 +233,10 @@ pub fn fuzz(
     let start = Instant::now();
     let mut n = 0u64;
     let mut minimal = None;
-    while cases.is_none_or(|c| n < c) && options.time.is_none_or(|t| start.elapsed() < t) {
+    while cases.is_none_or(|c| n < c)
+        && options.time.is_none_or(|t| start.elapsed() < t)
+        && !stop.load(Ordering::Relaxed)
+    {
         n += 1;
         let tree = strategy
             .new_tree(&mut runner)

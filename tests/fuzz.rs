@@ -604,3 +604,40 @@ fn bugs_in_powers_turns_and_the_move_limit_are_found() {
         );
     }
 }
+
+#[test]
+fn a_counterexample_found_by_one_of_several_workers_replays_from_its_own_seed() {
+    let dir = tempfile::tempdir().unwrap();
+    let buggy = "python:fixtures/submissions/colab-6x6/fire-no-repeat-check";
+    let fuzz = |args: &[&str], out: &str| {
+        assert_cmd::Command::cargo_bin("broadside")
+            .unwrap()
+            .args(["fuzz", "--assignment", "colab-6x6", "--target", buggy])
+            .args(args)
+            .args(["--out", dir.path().join(out).to_str().unwrap()])
+            .output()
+            .unwrap()
+    };
+    let out = fuzz(
+        &["--seed", "5", "--cases", "400", "--jobs", "2"],
+        "jobs.toml",
+    );
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let written = String::from_utf8(out.stdout).unwrap();
+    // The header's replay line names the worker's seed and share: `--jobs 1` with them gives
+    // the same file, byte for byte.
+    let replay = written
+        .lines()
+        .find_map(|l| l.strip_prefix("# Reproduce: "))
+        .unwrap_or_else(|| panic!("no replay line in\n{written}"));
+    let words: Vec<&str> = replay.split_whitespace().collect();
+    let value = |flag: &str| {
+        let at = words.iter().position(|w| *w == flag).unwrap();
+        words[at + 1]
+    };
+    let (seed, cases) = (value("--seed"), value("--cases"));
+    assert!(seed == "5" || seed == "6", "{replay}");
+    assert_eq!(cases, "200", "{replay}");
+    let again = fuzz(&["--seed", seed, "--cases", cases], "one.toml");
+    assert_eq!(String::from_utf8(again.stdout).unwrap(), written);
+}

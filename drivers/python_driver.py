@@ -176,7 +176,7 @@ class Remote:
         self.load()
         if self.error is not None:
             raise self.error
-        made = []
+        made = Made()
         payload = [self.send(a, made) for a in args]
         reply = self.ask({"op": "call", "fn": function, "args": payload})
         self.adopt(made, reply.get("made"))
@@ -193,7 +193,7 @@ class Remote:
             raise self.error
         if not arglists:
             return []
-        made = []
+        made = Made()
         payload = [[self.send(a, made) for a in args] for args in arglists]
         reply = self.ask({"op": "many", "fn": function, "args": payload})
         self.adopt(made, reply.get("made"))
@@ -216,7 +216,7 @@ class Remote:
         self.load()
         if self.error is not None:
             raise self.error
-        made = []
+        made = Made()
         payload = []
         for step, when in steps:
             fn, args = step[0], step[1:]
@@ -271,11 +271,12 @@ class Remote:
         if isinstance(v, Opaque):
             raise StudentError("type", "a value the submission made ({!r}) is no longer "
                                "available".format(v))
-        for k, m in enumerate(made):
-            if m is v:  # sent earlier in this message: the same object there
-                return {"m": k}
+        k = made.seen.get(id(v))
+        if k is not None:  # sent earlier in this message: the same object there
+            return {"m": k}
         k = len(made)
         made.append(v)
+        made.seen[id(v)] = k
         if isinstance(v, Derived):
             return {"k": k, "u": [self.send(v.base, made),
                                   [[self.send(a, made), self.send(b, made)] for a, b in v.items()]]}
@@ -390,6 +391,17 @@ class Remote:
         os.write(2, "broadside: the submission's process broke the driver's channel to it: "
                  "{}\n".format(what).encode("utf-8", "replace"))
         os._exit(1)
+
+
+class Made(list):
+    """The objects one message sends by value, in order (a number each), and where each is.
+    The list keeps them alive, so an `id` stays theirs while the message is built."""
+
+    __slots__ = ("seen",)
+
+    def __init__(self):
+        super().__init__()
+        self.seen = {}
 
 
 class Derived(dict):

@@ -42,6 +42,10 @@ const POLL: Duration = Duration::from_millis(3);
 /// How often right after a line was sent, for as long as [`EAGER`]: most answers come quickly.
 const POLL_EAGER: Duration = Duration::from_micros(500);
 const EAGER: Duration = Duration::from_millis(25);
+/// How often while a launcher's announcements can come: an announcement, and the program's
+/// end (the pipe's last writer gone), wake the wait at once, so the kernel is looked at only
+/// for a read the launcher does not see, and the program keeps the processor.
+const POLL_ANNOUNCED: Duration = Duration::from_millis(10);
 /// The most a program may print in one game, in bytes; more is a `limit` fault (a loop
 /// printing forever).
 pub const OUTPUT_LIMIT: usize = 4 * 1024 * 1024;
@@ -342,6 +346,8 @@ impl Session {
         use std::os::fd::AsRawFd;
         let every = if self.announced {
             Duration::from_micros(100)
+        } else if self.announcements.is_some() && self.stdin.is_some() {
+            POLL_ANNOUNCED
         } else if self.sent_at.elapsed() < EAGER {
             POLL_EAGER
         } else {

@@ -4,7 +4,9 @@
 //
 // Runs MAIN's `public static void main(String[])` as the `java` launcher would (the class is
 // initialised by the call, an uncaught exception ends the program with the JVM's own trace,
-// from which this launcher's frame is cut). When BROADSIDE_READ_FD names a descriptor,
+// from which this launcher's frame is cut). Started with BROADSIDE_START_AHEAD=1, it first
+// reads one line (the game's environment as JSON; always `{}` for Java) before it loads
+// MAIN: broadside starts the next game's JVM while a game plays. When BROADSIDE_READ_FD names a descriptor,
 // System.in is replaced, before MAIN loads, by a stream that, each time a read would wait (no
 // byte in the pipe), first flushes System.out and System.err and writes one byte there: then
 // broadside knows the program asks for a line instead of guessing it from the kernel. Over it
@@ -28,6 +30,9 @@ public final class Launch {
     private Launch() {}
 
     public static void main(String[] args) throws Throwable {
+        if ("1".equals(System.getenv("BROADSIDE_START_AHEAD"))) {
+            waitForTheGame();
+        }
         String fd = System.getenv("BROADSIDE_READ_FD");
         if (fd != null) {
             FileOutputStream said = descriptor(Integer.parseInt(fd));
@@ -58,6 +63,19 @@ public final class Launch {
             cut(t);
             throw t;
         }
+    }
+
+    /// Started ahead of its game: reads the game's first line (its environment, which a
+    /// Java game never has: `{}`) byte by byte, so nothing after it is taken from the pipe.
+    private static void waitForTheGame() throws IOException {
+        FileInputStream in = new FileInputStream(FileDescriptor.in);
+        int b;
+        do {
+            b = in.read();
+            if (b < 0) {
+                System.exit(0); // broadside stopped it before its game
+            }
+        } while (b != '\n');
     }
 
     /// An output stream on descriptor `n`, or null.

@@ -8,6 +8,10 @@ and calls main(). Whatever main() prints, and any traceback, reaches broadside u
 a traceback is exactly what the dialogue checks for (handout 001: "the program must never
 crash (i.e., no termination with Python error messages)").
 
+Started with BROADSIDE_START_AHEAD=1, it first reads one line, the game's environment as a
+JSON object (BROADSIDE_FLEET among it), before it finds or imports anything: broadside starts
+the next game's interpreter while a game plays.
+
 When BROADSIDE_READ_FD names a descriptor, standard input is wrapped so that each read that
 would wait (nothing in the pipe) first flushes standard output and error and writes one byte
 there: broadside then knows the program asks for a line instead of guessing from the kernel.
@@ -78,7 +82,22 @@ def find(path):
     return file
 
 
+def wait_for_the_game():
+    """Started ahead of its game (BROADSIDE_START_AHEAD=1): reads the game's first line, its
+    environment as a JSON object, byte by byte so nothing after it is taken from the pipe."""
+    if os.environ.pop("BROADSIDE_START_AHEAD", None) != "1":
+        return
+    line = b""
+    while not line.endswith(b"\n"):
+        byte = os.read(0, 1)
+        if not byte:
+            sys.exit(0)  # broadside stopped it before its game
+        line += byte
+    os.environ.update(json.loads(line.decode("utf-8")))
+
+
 def main():
+    wait_for_the_game()
     announce_reads()
     file = find(sys.argv[1])
     sys.path.insert(0, os.path.dirname(os.path.abspath(file)))

@@ -530,3 +530,33 @@ fn a_folder_name_that_is_not_utf8_is_graded_under_an_escaped_id() {
     let report = json(&out.join("caf\\xe9").join("report.json"));
     assert_eq!(report["scenarios"][0]["status"], "passed", "{report}");
 }
+
+#[test]
+fn the_game_started_ahead_that_no_scenario_plays_is_no_leak() {
+    // Each dialogue starts the next game's JVM ahead; the last one is never played. It is
+    // broadside's: stopped with the target, before the submission's leftovers are looked for
+    // (as root, every process of the slot's user), so a correct program reports no fault.
+    // (Kept alive past the target, the nine spares are reported as a leak: tried.)
+    let (_c, class) = tmp();
+    let student = class.join("ada");
+    std::fs::create_dir_all(&student).unwrap();
+    for f in std::fs::read_dir("fixtures/submissions/battleboats/correct").unwrap() {
+        let f = f.unwrap().path();
+        std::fs::copy(&f, student.as_std_path().join(f.file_name().unwrap())).unwrap();
+    }
+    let (_o, out) = tmp();
+    let (code, err) = grade(
+        "fixtures/scenarios/battleboats/dialogue",
+        class.as_str(),
+        &out,
+        &[],
+    );
+    assert_eq!(code, 0, "{err}");
+    let r = json(&out.join("ada").join("report.json"));
+    assert_eq!(r["summary"]["passed"], 9, "{r}");
+    assert!(
+        r["faults"].as_array().is_none_or(|f| f.is_empty()),
+        "{}",
+        r["faults"]
+    );
+}

@@ -92,12 +92,46 @@ pub struct Talk {
     last: String,
 }
 
+/// The environment of a launcher started ahead: it waits for its game's first line.
+fn ahead() -> [(String, String); 1] {
+    [("BROADSIDE_START_AHEAD".to_string(), "1".to_string())]
+}
+
 impl Talk {
     /// Starts `program` (with `env`).
     ///
     /// Errors: it could not start.
+    ///
+    /// A program whose launcher [`Program::starts_ahead`] is started with
+    /// `BROADSIDE_START_AHEAD=1` and told `env` on its first line, which the launcher reads
+    /// before it loads any of the submission: the child started ahead for this game is
+    /// taken if there is one, and the next game's is started at once, so its runtime boots
+    /// while this game plays. Every game goes the same way, so none can tell.
     pub fn start(program: &Program, env: &[(String, String)]) -> Result<Talk, Stop> {
-        let session = Session::start(program, env).map_err(Stop::Faulted)?;
+        let session = if program.starts_ahead {
+            let parked = program
+                .spare
+                .take()
+                .and_then(|s| s.downcast::<Session>().ok())
+                .map(|s| *s);
+            let mut session = match parked {
+                Some(s) => s,
+                None => Session::start(program, &ahead()).map_err(Stop::Faulted)?,
+            };
+            let told: serde_json::Map<String, serde_json::Value> = env
+                .iter()
+                .map(|(k, v)| (k.clone(), serde_json::Value::String(v.clone())))
+                .collect();
+            // A launcher that died meanwhile has ended, as it would have at once: the game
+            // finds it so.
+            let _ = session.send(&serde_json::Value::Object(told).to_string());
+            if let Ok(next) = Session::start(program, &ahead()) {
+                program.spare.park(Box::new(next));
+            }
+            session
+        } else {
+            Session::start(program, env).map_err(Stop::Faulted)?
+        };
         Ok(Talk {
             session,
             log: Vec::new(),

@@ -767,6 +767,10 @@ impl Target for Process {
         if let Some(r) = self.child.take() {
             stop(r);
         }
+        // The game started ahead that no scenario played is broadside's, not a leftover.
+        if let Some(w) = &self.whole {
+            w.spare.clear();
+        }
         // Command lines only, sorted: process ids and the order /proc lists them in
         // would differ from run to run. The memory group also holds what shed the mark.
         let marked = leftovers(&self.marker, true);

@@ -45,7 +45,37 @@ pub struct Program {
     /// program is about to wait for a line (see [`crate::dialogue::session`]); `false`
     /// (`exec:`): whether it waits is read off the kernel.
     pub announces_reads: bool,
+    /// Its launcher can be started ahead of its game: with `BROADSIDE_START_AHEAD=1` it
+    /// waits, before it loads any of the submission, for a first line (the game's
+    /// environment as a JSON object), so the next game's runtime starts while this one plays
+    /// (see [`crate::dialogue`]).
+    pub starts_ahead: bool,
+    /// The child started ahead for the next game, parked here.
+    pub spare: Spare,
     keep: Option<Arc<tempfile::TempDir>>,
+}
+
+/// A child started ahead for a program's next game (the dialogue module's own type, kept
+/// opaque here), shared by the program's copies: it lives no longer than they do, and
+/// [`Spare::clear`] stops it before a submission's leftovers are looked for.
+#[derive(Clone, Default)]
+pub struct Spare(Arc<std::sync::Mutex<Option<Box<dyn std::any::Any + Send>>>>);
+
+impl Spare {
+    /// Takes the parked child, if there is one.
+    pub fn take(&self) -> Option<Box<dyn std::any::Any + Send>> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).take()
+    }
+
+    /// Parks `child` (stopping one parked before).
+    pub fn park(&self, child: Box<dyn std::any::Any + Send>) {
+        *self.0.lock().unwrap_or_else(|p| p.into_inner()) = Some(child);
+    }
+
+    /// Stops the parked child, if any (dropping it stops it).
+    pub fn clear(&self) {
+        drop(self.take());
+    }
 }
 
 impl Program {
@@ -63,6 +93,8 @@ impl Program {
             note: None,
             language: None,
             announces_reads: false,
+            starts_ahead: false,
+            spare: Spare::default(),
             keep: None,
         }
     }
@@ -111,6 +143,11 @@ impl Target for ProgramTarget {
     }
     fn observe(&mut self, _: StateKey) -> Result<Observed, Fault> {
         Err(only_dialogues())
+    }
+    fn finish(&mut self) -> Vec<Fault> {
+        // The game started ahead that no scenario played is broadside's, not a leftover.
+        self.program.spare.clear();
+        Vec::new()
     }
 }
 
@@ -354,6 +391,7 @@ pub fn java_target(path: &Utf8Path, limits: Limits, uid: u32) -> Result<Built, S
     program.env.extend(jdk_library_path(&java()));
     program.limits = jvm;
     program.announces_reads = true;
+    program.starts_ahead = true;
     program.note = match (note, super::workspace::skipped_note(&skipped)) {
         (Some(a), Some(b)) => Some(format!("{a}; {b}")),
         (a, b) => a.or(b),

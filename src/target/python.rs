@@ -84,6 +84,7 @@ pub fn target_as(path: &Utf8Path, uid: u32) -> Result<Process, String> {
         .push(("PYTHONIOENCODING".into(), "utf-8".into()));
     program.language = Some("python");
     program.announces_reads = true;
+    program.starts_ahead = true;
     let mut process = ws.process(name, interpreter(), args, jail, uid);
     process.whole = Some(program);
     process.copy_note = super::workspace::skipped_note(&skipped);

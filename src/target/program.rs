@@ -311,6 +311,7 @@ pub fn java_target(path: &Utf8Path, limits: Limits, uid: u32) -> Result<Built, S
         "-J-Xmx512m",
         "-J-XX:+UseSerialGC",
         "-J-XX:TieredStopAtLevel=1",
+        "-J-XX:-UsePerfData",
         "-encoding",
         encoding,
         "-nowarn",
@@ -376,6 +377,8 @@ pub fn java_target(path: &Utf8Path, limits: Limits, uid: u32) -> Result<Built, S
         "-Xss8m",
         "-XX:+UseSerialGC",
         "-XX:TieredStopAtLevel=1",
+        // No performance-counter file in /tmp for each JVM.
+        "-XX:-UsePerfData",
         "-Dfile.encoding=UTF-8",
         // The launcher opens descriptor 3 through `FileDescriptor`'s field.
         "--add-opens",

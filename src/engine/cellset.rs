@@ -25,6 +25,12 @@ impl CellSet {
         new
     }
 
+    /// Takes `c` out (nothing happens if it is not in).
+    pub fn remove(&mut self, c: Cell) {
+        let (w, b) = bit(c);
+        self.0[w] &= !b;
+    }
+
     pub fn len(&self) -> usize {
         self.0.iter().map(|w| w.count_ones() as usize).sum()
     }

@@ -1,7 +1,6 @@
 //! One game under one spec's rules: placement, shots, powers, counters, turns and the end.
 
 use super::cellset::CellSet;
-use super::layout::line_cells;
 use super::outcome::{Event, Outcome};
 use crate::cell::{Cell, MAX_SIDE, RawCell};
 use crate::spec::{Counter, LostCheck, Meaning, Rules, Touching};
@@ -263,10 +262,22 @@ impl Game {
 
     /// Places item `item` on `length` cells from `at` towards `dir`.
     pub fn place(&mut self, item: usize, at: RawCell, dir: Dir) -> Result<(), PlaceError> {
-        let def = &self.rules.items[item];
-        let cells = line_cells(self.rules.rows, self.rules.cols, at, dir, def.length)
-            .ok_or(PlaceError::OffBoard)?;
-        self.place_cells(item, &cells)
+        let length = usize::from(self.rules.items[item].length);
+        let (dr, dc) = dir.delta();
+        // On the stack: the layout search places thousands of lines a fleet.
+        let mut cells = [Cell { row: 0, col: 0 }; MAX_SIDE as usize];
+        if length > cells.len() {
+            return Err(PlaceError::OffBoard);
+        }
+        for (i, cell) in cells.iter_mut().take(length).enumerate() {
+            let i = i as i64;
+            let raw = RawCell {
+                row: at.row.saturating_add(dr * i),
+                col: at.col.saturating_add(dc * i),
+            };
+            *cell = self.on_board(raw).ok_or(PlaceError::OffBoard)?;
+        }
+        self.place_cells(item, &cells[..length])
     }
 
     /// Places item `item` on exactly `cells`, which must be on the board and form a straight
@@ -319,6 +330,15 @@ impl Game {
         sorted.sort();
         self.cells[item] = sorted;
         Ok(())
+    }
+
+    /// Takes item `item` off the board again (the layout search's backtracking; nothing has
+    /// been shot then).
+    pub(super) fn remove(&mut self, item: usize) {
+        for c in std::mem::take(&mut self.cells[item]) {
+            self.occupant[index(c)] = NONE;
+            self.occupied.remove(c);
+        }
     }
 
     /// Fires at `at` for `player` (index; `None` means whoever's turn it is).

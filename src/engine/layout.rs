@@ -82,12 +82,12 @@ fn place_from(game: &mut Game, order: &[usize], rng: &mut ChaCha8Rng, budget: &m
             return false;
         }
         *budget -= 1;
-        let saved = game.clone();
+        // A refused placement changes nothing; an accepted one is taken back on a dead end.
         if game.place(item, at, dir).is_ok() {
             if place_from(game, rest, rng, budget) {
                 return true;
             }
-            *game = saved;
+            game.remove(item);
         }
     }
     false

@@ -54,28 +54,54 @@ pub fn act(game: &mut Game, action: &Action) -> Answer {
         Action::Query { meaning, at, .. } => Answer::value(game.query(*meaning, *at)),
         // The reference meets every whole-function check by construction.
         Action::Probe { .. } => Answer::placement(Outcome::Ok, None),
-        Action::RandomLayouts { count } => {
-            let rules = game.rules().clone();
-            let result = (0..u64::from(*count)).try_for_each(|seed| {
-                let layout = crate::engine::random_layout(&rules, seed)?;
-                let ships: Vec<_> = layout
-                    .into_iter()
-                    .zip(&rules.items)
-                    .filter(|(_, d)| !d.grenade)
-                    .map(|(c, _)| c)
-                    .collect();
-                crate::engine::check_layout(&rules, &ships)
-            });
-            match result {
-                Ok(()) => Answer::placement(Outcome::Ok, None),
-                Err(e) => Answer::placement(Outcome::Rejected, Some(e)),
-            }
-        }
+        Action::RandomLayouts { count } => random_layouts(game.rules(), *count),
         Action::Place { item, at, dir } => match game.place(*item, *at, *dir) {
             Ok(()) => Answer::placement(Outcome::Ok, None),
             Err(e) => Answer::placement(Outcome::Rejected, Some(e.describe(game.rules()))),
         },
     }
+}
+
+/// The reference's answer to drawing `count` random fleets: seeds 0 to `count - 1`, each
+/// fleet checked as a student's would be. It depends on the rules and the count alone, so it
+/// is worked out once per thread (the fuzzer asks it of every case that draws fleets); the
+/// rules are kept with their answers, so a pointer is never mistaken for another's.
+fn random_layouts(rules: &Arc<Rules>, count: u32) -> Answer {
+    type Drawn = Vec<(Arc<Rules>, u32, Answer)>;
+    thread_local! {
+        static DRAWN: std::cell::RefCell<Drawn> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    let known = DRAWN.with(|d| {
+        d.borrow()
+            .iter()
+            .find(|(r, c, _)| Arc::ptr_eq(r, rules) && *c == count)
+            .map(|(_, _, a)| a.clone())
+    });
+    if let Some(a) = known {
+        return a;
+    }
+    let result = (0..u64::from(count)).try_for_each(|seed| {
+        let layout = crate::engine::random_layout(rules, seed)?;
+        let ships: Vec<_> = layout
+            .into_iter()
+            .zip(&rules.items)
+            .filter(|(_, d)| !d.grenade)
+            .map(|(c, _)| c)
+            .collect();
+        crate::engine::check_layout(rules, &ships)
+    });
+    let answer = match result {
+        Ok(()) => Answer::placement(Outcome::Ok, None),
+        Err(e) => Answer::placement(Outcome::Rejected, Some(e)),
+    };
+    DRAWN.with(|d| {
+        let mut d = d.borrow_mut();
+        if d.len() >= 64 {
+            d.remove(0);
+        }
+        d.push((rules.clone(), count, answer.clone()));
+    });
+    answer
 }
 
 /// Answers `key` about `game`.

@@ -641,3 +641,63 @@ fn a_counterexample_found_by_one_of_several_workers_replays_from_its_own_seed() 
     let again = fuzz(&["--seed", seed, "--cases", cases], "one.toml");
     assert_eq!(String::from_utf8(again.stdout).unwrap(), written);
 }
+
+#[test]
+fn a_case_built_in_memory_is_the_scenario_its_file_loads_to() {
+    // The fuzz loop plays cases built in memory; a counterexample is written and loaded. The
+    // two must be one scenario (lines, title and source aside), or a divergence found would
+    // not replay, or one would be missed.
+    use proptest::strategy::{Strategy, ValueTree};
+    use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+    let specs = SpecSet::builtin();
+    let unlined = |s: &broadside::scenario::Scenario| {
+        let mut steps = s.steps.clone();
+        for st in &mut steps {
+            st.line = 0;
+            for c in &mut st.checks {
+                c.line = 0;
+            }
+        }
+        let mut end = s.end.clone();
+        for c in &mut end {
+            c.line = 0;
+        }
+        format!(
+            "{:?}\n{:?}\n{:?}\n{}",
+            s.setup,
+            steps,
+            end,
+            Arc::as_ptr(&s.rules) as usize
+        )
+    };
+    let mut compared = 0;
+    for id in specs.ids() {
+        let spec = specs.get(id).unwrap();
+        for (mode, rules) in &spec.modes {
+            let with_mode = spec.modes.len() > 1;
+            let mut runner = TestRunner::new_with_rng(
+                Config::default(),
+                TestRng::from_seed(RngAlgorithm::ChaCha, &[7; 32]),
+            );
+            let strategy = fuzz::generate::case(rules);
+            for n in 0..300 {
+                let case = strategy.new_tree(&mut runner).unwrap().current();
+                let plan = fuzz::resolve(&case, rules);
+                let Some(text) = fuzz::scenario_text(&plan, rules, with_mode, None) else {
+                    assert!(fuzz::build::scenario(&plan, rules).is_none());
+                    continue;
+                };
+                let loaded = fuzz::load_text(&text, "case.toml", &specs)
+                    .unwrap_or_else(|e| panic!("{id}/{mode} case {n}: {e}\n{text}"));
+                let built = fuzz::build::scenario(&plan, rules).unwrap();
+                assert_eq!(
+                    unlined(&built),
+                    unlined(&loaded),
+                    "{id}/{mode} case {n}:\n{text}"
+                );
+                compared += 1;
+            }
+        }
+    }
+    assert!(compared > 1000, "{compared}");
+}

@@ -9,8 +9,9 @@
 
 use super::generate::{Case, Move, Pick, PlayStep};
 use crate::cell::{Cell, RawCell};
+use crate::engine::Outcome;
 use crate::engine::{Answer, Dir, Event, Game, QueryValue};
-use crate::scenario::Action;
+use crate::scenario::{Action, Check, Expect, Expected, Scenario};
 use crate::spec::{Meaning, Rules, StateKey};
 use crate::target::{Observed, reference};
 use std::fmt::Write as _;
@@ -108,6 +109,65 @@ pub fn scenario_text(
         w.push(action.clone(), *observe);
     }
     Some(w.write(plan.end, from))
+}
+
+/// The scenario [`scenario_text`] writes, built in memory: what the file loads to, but for
+/// its lines, title and source (the fuzz loop plays a case this way; only the shrunk
+/// counterexample is written and loaded). `tests/fuzz.rs` holds the two equal, case after
+/// case, for every assignment.
+pub fn scenario(plan: &Plan, rules: &Arc<Rules>) -> Option<Scenario> {
+    if plan.steps.is_empty() && plan.end == 0 {
+        return None;
+    }
+    let setup = crate::scenario::Setup {
+        items: plan.setup.clone(),
+        first: plan.first,
+    };
+    let mut w = Writer {
+        rules,
+        game: crate::target::Reference::start(rules, &setup).ok()?,
+        plan,
+        off_board: 0,
+        steps: Vec::new(),
+        with_mode: false,
+    };
+    for (action, observe) in &plan.steps {
+        w.push(action.clone(), *observe);
+    }
+    let mut off_board_total = 0;
+    let steps = w
+        .steps
+        .iter()
+        .map(|s| {
+            off_board_total = s.off_board;
+            let mut decision = s.either;
+            crate::scenario::Step {
+                line: 0,
+                action: s.action.clone(),
+                expect: Some(w.expected(s)),
+                note: None,
+                checks: w.checks(&s.state, s.off_board, &mut decision),
+            }
+        })
+        .collect();
+    let end = w.checks(&w.observe(plan.end), off_board_total, &mut None);
+    Some(Scenario {
+        source: crate::diag::Source::new("fuzz-case.toml", ""),
+        assignment: rules.id.clone(),
+        rules: rules.clone(),
+        title: "fuzz-case".into(),
+        description: None,
+        points: 1,
+        max_score: 1.0,
+        visibility: crate::scenario::Visibility::Visible,
+        credit: crate::scenario::Credit::default(),
+        given: None,
+        tags: Vec::new(),
+        setup,
+        steps,
+        end,
+        dialogue: None,
+    })
 }
 
 /// One resolved step and what the reference made of it.
@@ -727,6 +787,106 @@ impl Writer<'_> {
         out
     }
 }
+
+impl Writer<'_> {
+    /// [`Writer::expect`] as the loader reads it.
+    fn expected(&self, s: &Written) -> Expect {
+        let rules = self.rules;
+        let a = &s.answer;
+        let mut e = Expect {
+            outcomes: vec![a.outcome],
+            ship: None,
+            owner: None,
+            count: None,
+            cells: None,
+            value: None,
+        };
+        if let Some(v) = &a.value {
+            e.outcomes = vec![Outcome::Ok];
+            if s.either != Some(FRESH_HIT_REPEAT) {
+                e.value = Some(v.clone());
+            }
+            return e;
+        }
+        if s.either == Some(OFF_BOARD_CALL) {
+            e.outcomes.push(Outcome::Miss);
+            return e;
+        }
+        let has = |d: &str| rules.details.iter().any(|x| x == d);
+        match &s.action {
+            Action::Fire { .. } => {
+                e.ship = a.ship.clone().filter(|_| has("ship"));
+                e.owner = a.owner.clone().filter(|_| has("owner"));
+            }
+            Action::Drone { .. } => e.count = a.count.filter(|_| has("count")),
+            Action::Missile { .. } if has("cells") && !a.cells.is_empty() => {
+                let mut cells = a.cells.clone();
+                cells.sort();
+                e.cells = Some(cells);
+            }
+            _ => {}
+        }
+        e
+    }
+
+    /// [`Writer::state`] as the loader reads it: the checks in the loader's order of keys.
+    fn checks(
+        &self,
+        state: &[(StateKey, Observed)],
+        off_board: u32,
+        decision: &mut Option<&'static str>,
+    ) -> Vec<Check> {
+        let mut out = Vec::new();
+        for (k, v) in state {
+            let expected = match v {
+                Observed::Names(n) => Expected::Names(n.clone()),
+                Observed::Bool(b) => Expected::Bool(vec![*b]),
+                Observed::Count(n) if *k == StateKey::Shots && off_board > 0 => {
+                    match decision {
+                        Some(d) if *d != OFF_BOARD_CALL => continue,
+                        _ => {}
+                    }
+                    *decision = Some(OFF_BOARD_CALL);
+                    Expected::Count(vec![*n, n + off_board])
+                }
+                Observed::Count(n) => Expected::Count(vec![*n]),
+                Observed::Player(p) => Expected::Player(vec![p.clone()]),
+                Observed::Cells(c) => Expected::Cells(c.iter().copied().collect()),
+                Observed::Board(rows) => {
+                    // As written: a quoted string where a row needs escapes, else a
+                    // multi-line string, whose closing quotes follow a newline.
+                    let quoted = rows
+                        .iter()
+                        .any(|r| r.contains('\\') || r.contains("\"\"\""));
+                    let text = rows.join("\n") + if quoted { "" } else { "\n" };
+                    Expected::Board(text.lines().map(|l| l.trim_end().to_string()).collect())
+                }
+            };
+            out.push(Check {
+                key: *k,
+                expected,
+                line: 0,
+            });
+        }
+        out.sort_by_key(|c| LOADED_ORDER.iter().position(|k| *k == c.key));
+        out
+    }
+}
+
+/// The order the loader reads a `state` table's keys in.
+const LOADED_ORDER: [StateKey; 11] = [
+    StateKey::Remaining,
+    StateKey::Sunk,
+    StateKey::Won,
+    StateKey::Lost,
+    StateKey::Winner,
+    StateKey::Next,
+    StateKey::Shots,
+    StateKey::Turns,
+    StateKey::Moves,
+    StateKey::Targeted,
+    StateKey::Board,
+];
 
 /// The decision `id` if the spec records it and accepts its other reading.
 fn accepts_also(rules: &Rules, id: &'static str) -> Option<&'static str> {

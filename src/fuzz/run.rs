@@ -1,7 +1,8 @@
 //! The fuzz loop: proptest's [`TestRunner`] draws cases from a seeded ChaCha generator, each
-//! case is played against the target as an ordinary scenario (expected outcomes from the
-//! reference; one `new_game` and one `batch` for a child target), and the first divergence is
-//! shrunk by proptest's own shrinking, keeping the same kind of divergence.
+//! case is played against the target as an ordinary scenario built in memory (expected
+//! outcomes from the reference; one `new_game` and one `batch` for a child target), and the
+//! first divergence is shrunk by proptest's own shrinking, keeping the same kind of
+//! divergence; the shrunk case is written as a file and loaded back, as `broadside run` will.
 
 use super::build::{Plan, Provenance, resolve, scenario_text};
 use super::generate;
@@ -196,23 +197,15 @@ pub fn fuzz_until(
         (c, _) => c,
     };
     let kind: RefCell<Option<Kind>> = RefCell::new(None);
-    let internal: RefCell<Option<String>> = RefCell::new(None);
     let runs = RefCell::new(0u64);
     let target = RefCell::new(target);
     // Whether `plan` diverges the way the first divergence did (any way, before the first).
     let diverges = |plan: &Plan| -> bool {
         *runs.borrow_mut() += 1;
-        let Some(text) = scenario_text(plan, &rules, with_mode, None) else {
+        // Built in memory: the scenario its file would load to (tests/fuzz.rs holds them
+        // equal); only the shrunk counterexample is written and loaded.
+        let Some(scenario) = super::build::scenario(plan, &rules) else {
             return false;
-        };
-        let scenario = match load_text(&text, "fuzz-case.toml", specs) {
-            Ok(s) => s,
-            Err(e) => {
-                internal
-                    .borrow_mut()
-                    .get_or_insert_with(|| format!("{e}\n{text}"));
-                return false;
-            }
         };
         let result = run_scenario(&scenario, &mut **target.borrow_mut());
         let Some(this) = Kind::of(&result) else {
@@ -242,9 +235,6 @@ pub fn fuzz_until(
             .new_tree(&mut runner)
             .map_err(|e| FuzzError::Internal(format!("case generation failed: {e}")))?;
         let result = runner.run_one(tree, test);
-        if let Some(e) = internal.borrow_mut().take() {
-            return Err(FuzzError::Internal(e));
-        }
         if let Err(TestError::Fail(_, case)) = result {
             minimal = Some(case);
             break;
@@ -287,9 +277,6 @@ pub fn fuzz_until(
         } else {
             i += 1;
         }
-    }
-    if let Some(e) = internal.borrow_mut().take() {
-        return Err(FuzzError::Internal(e));
     }
     let shrink_runs = *runs.borrow() - n;
     let from = Provenance {

@@ -4,8 +4,10 @@
 //! it answers and observes as each step's `expect` and `state`, in the published scenario
 //! format. A plan can lose a step or a ship and be written again (the final shrinking pass).
 //!
-//! The text is what both the fuzz loop and `broadside run` load (`scenario::parse`), so the
-//! scenario the fuzzer plays is the file it writes, byte for byte.
+//! The fuzz loop plays [`scenario`], the same replay built in memory; the shrunk
+//! counterexample is written by [`scenario_text`] and loaded as `broadside run` loads it
+//! (`scenario::parse`). `tests/fuzz.rs` holds the two equal, case after case, so the scenario
+//! the fuzzer plays is the file it writes.
 
 use super::generate::{Case, Move, Pick, PlayStep};
 use crate::cell::{Cell, RawCell};

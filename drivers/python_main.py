@@ -66,9 +66,12 @@ def announce_reads():
             b[:len(data)] = data
             return len(data)
 
+    global _ANNOUNCED
     old = sys.stdin
-    sys.stdin = io.TextIOWrapper(io.BufferedReader(Announced()), encoding=old.encoding,
-                                 errors=old.errors)
+    # Kept here as Python keeps sys.__stdin__: a program that wraps sys.stdin.buffer anew
+    # must not see the buffer closed when the first wrapper is collected.
+    _ANNOUNCED = sys.stdin = io.TextIOWrapper(io.BufferedReader(Announced()),
+                                              encoding=old.encoding, errors=old.errors)
 
 
 def find(path):

@@ -280,7 +280,13 @@ impl Session {
                 });
             }
             self.take_announcements();
-            if self.announced && self.input_taken() && self.output_drained() {
+            // Every thread asleep too: a read announced on a thread of its own must not pass
+            // for a question while another thread still answers.
+            if self.announced
+                && self.input_taken()
+                && self.output_drained()
+                && !matches!(self.group_state(), Group::Running)
+            {
                 return Ok(Waited::Asking);
             }
             let since = last.map_or(self.sent_at, |t| t.max(self.sent_at));

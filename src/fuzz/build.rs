@@ -92,25 +92,7 @@ pub fn scenario_text(
     with_mode: bool,
     from: Option<&Provenance>,
 ) -> Option<String> {
-    if plan.steps.is_empty() && plan.end == 0 {
-        return None;
-    }
-    let setup = crate::scenario::Setup {
-        items: plan.setup.clone(),
-        first: plan.first,
-    };
-    let mut w = Writer {
-        rules,
-        game: crate::target::Reference::start(rules, &setup).ok()?,
-        plan,
-        off_board: 0,
-        steps: Vec::new(),
-        with_mode,
-    };
-    for (action, observe) in &plan.steps {
-        w.push(action.clone(), *observe);
-    }
-    Some(w.write(plan.end, from))
+    Some(Writer::played(plan, rules, with_mode)?.write(plan.end, from))
 }
 
 /// The scenario [`scenario_text`] writes, built in memory: what the file loads to, but for
@@ -118,24 +100,11 @@ pub fn scenario_text(
 /// counterexample is written and loaded). `tests/fuzz.rs` holds the two equal, case after
 /// case, for every assignment.
 pub fn scenario(plan: &Plan, rules: &Arc<Rules>) -> Option<Scenario> {
-    if plan.steps.is_empty() && plan.end == 0 {
-        return None;
-    }
+    let w = Writer::played(plan, rules, false)?;
     let setup = crate::scenario::Setup {
         items: plan.setup.clone(),
         first: plan.first,
     };
-    let mut w = Writer {
-        rules,
-        game: crate::target::Reference::start(rules, &setup).ok()?,
-        plan,
-        off_board: 0,
-        steps: Vec::new(),
-        with_mode: false,
-    };
-    for (action, observe) in &plan.steps {
-        w.push(action.clone(), *observe);
-    }
     let mut off_board_total = 0;
     let steps = w
         .steps
@@ -441,7 +410,31 @@ struct Writer<'a> {
     with_mode: bool,
 }
 
-impl Writer<'_> {
+impl<'a> Writer<'a> {
+    /// `plan` played on a fresh reference game, each step's answer and state kept; `None`
+    /// when it has nothing to check or its setup is not legal under `rules`.
+    fn played(plan: &'a Plan, rules: &'a Arc<Rules>, with_mode: bool) -> Option<Writer<'a>> {
+        if plan.steps.is_empty() && plan.end == 0 {
+            return None;
+        }
+        let setup = crate::scenario::Setup {
+            items: plan.setup.clone(),
+            first: plan.first,
+        };
+        let mut w = Writer {
+            rules,
+            game: crate::target::Reference::start(rules, &setup).ok()?,
+            plan,
+            off_board: 0,
+            steps: Vec::new(),
+            with_mode,
+        };
+        for (action, observe) in &plan.steps {
+            w.push(action.clone(), *observe);
+        }
+        Some(w)
+    }
+
     fn push(&mut self, action: Action, observe: u16) {
         let rules = self.rules.clone();
         // Decided before the action changes the game.
@@ -870,25 +863,11 @@ impl Writer<'_> {
                 line: 0,
             });
         }
-        out.sort_by_key(|c| LOADED_ORDER.iter().position(|k| *k == c.key));
+        // The loader reads a `state` table's keys in their declaration order.
+        out.sort_by_key(|c| StateKey::ALL.iter().position(|k| *k == c.key));
         out
     }
 }
-
-/// The order the loader reads a `state` table's keys in.
-const LOADED_ORDER: [StateKey; 11] = [
-    StateKey::Remaining,
-    StateKey::Sunk,
-    StateKey::Won,
-    StateKey::Lost,
-    StateKey::Winner,
-    StateKey::Next,
-    StateKey::Shots,
-    StateKey::Turns,
-    StateKey::Moves,
-    StateKey::Targeted,
-    StateKey::Board,
-];
 
 /// The decision `id` if the spec records it and accepts its other reading.
 fn accepts_also(rules: &Rules, id: &'static str) -> Option<&'static str> {

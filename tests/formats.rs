@@ -10,6 +10,7 @@ use broadside::report::{
 use broadside::scenario::Visibility;
 use broadside::spec::SpecSet;
 use broadside::target::Reference;
+use quick_junit::NonSuccessKind;
 
 const SUITE: &str = "tests/fixtures/suite";
 
@@ -199,6 +200,35 @@ fn junit_parses_and_tells_failures_from_errors() {
     let suite = &parsed.test_suites[0];
     assert_eq!(suite.name.as_str(), "colab-6x6");
     assert_eq!((suite.tests, suite.failures, suite.errors), (3, 1, 1));
+    // A report action divides by the suite's time and annotates the case's file:line.
+    assert!(suite.time.is_some(), "a testsuite without time");
+    for case in &suite.test_cases {
+        let file = case.extra.get("file").map(|f| f.as_str());
+        assert!(file.is_some_and(|f| f.ends_with(".toml")), "{case:?}");
+    }
+    let failed = suite
+        .test_cases
+        .iter()
+        .find(|c| {
+            matches!(
+                c.status,
+                quick_junit::TestCaseStatus::NonSuccess {
+                    kind: NonSuccessKind::Failure,
+                    ..
+                }
+            )
+        })
+        .unwrap();
+    assert!(
+        failed
+            .extra
+            .get("line")
+            .is_some_and(|l| l.as_str().parse::<usize>().unwrap() > 1)
+    );
+    assert!(
+        xml.contains(r#"message="timeout: no answer within 5 s""#),
+        "{xml}"
+    );
     let settings = insta::Settings::clone_current();
     let mut settings = settings;
     settings.add_filter(r#"time="[0-9.]+""#, r#"time="[time]""#);

@@ -125,6 +125,22 @@ fn grading_the_samples_writes_every_report_and_a_summary_that_matches_them() {
     }
     let correct = rows.iter().find(|r| r["id"] == "correct").unwrap();
     assert_eq!(correct["score"], correct["max_score"]);
+    assert_eq!(correct["fault_summary"], "");
+    // Why a submission has errors, in its own column: the cause, not only the kind.
+    let misnamed = rows
+        .iter()
+        .find(|r| r["id"] == "misnamed-ship-type")
+        .unwrap();
+    assert_eq!(
+        misnamed["fault_summary"],
+        "missing in 9 scenarios: `ship_type` is not defined in battleships.py"
+    );
+    let col = header.iter().position(|h| h == "fault_summary").unwrap();
+    let record = &csv_rows[rows
+        .iter()
+        .position(|r| r["id"] == "misnamed-ship-type")
+        .unwrap()];
+    assert_eq!(&record[col], misnamed["fault_summary"].as_str().unwrap());
     let rates = summary["scenarios"].as_array().unwrap();
     let rate = |s: &Value| s["failure_rate"].as_f64().unwrap();
     assert!(
@@ -163,6 +179,47 @@ fn resume_skips_the_reports_already_written_and_grades_the_rest() {
     let n = broadside::grade::discover(class.into()).unwrap().len();
     assert!(err.contains(&format!("({} resumed)", n - 1)), "{err}");
     assert!(out.join("correct/report.json").is_file());
+    assert_eq!(
+        std::fs::read_to_string(out.join("summary.json")).unwrap(),
+        before
+    );
+}
+
+#[test]
+fn a_reused_out_folder_with_reports_of_submissions_not_in_the_class_is_refused_or_cleaned() {
+    let (_keep, out) = tmp();
+    let class = "fixtures/submissions/colab-6x6";
+    let suite = "fixtures/scenarios/colab-6x6";
+    assert_eq!(grade(suite, class, &out, &[]).0, 0);
+    let before = std::fs::read_to_string(out.join("summary.json")).unwrap();
+    // A student who left the course since the last run, and the instructor's own notes.
+    std::fs::create_dir(out.join("left-the-course")).unwrap();
+    std::fs::copy(
+        out.join("correct/report.json"),
+        out.join("left-the-course/report.json"),
+    )
+    .unwrap();
+    std::fs::create_dir(out.join("notes")).unwrap();
+    std::fs::write(out.join("notes/late.txt"), "alice: 2 days\n").unwrap();
+    for extra in [&[][..], &["--resume"][..]] {
+        let (code, err) = grade(suite, class, &out, extra);
+        assert_eq!(code, 2, "{extra:?}: {err}");
+        assert!(
+            err.contains("not in the class (left-the-course)") && err.contains("--clean"),
+            "{err}"
+        );
+    }
+    let (code, err) = grade(suite, class, &out, &["--clean", "--resume"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("deleted the reports of 1 submission not in the class: left-the-course"),
+        "{err}"
+    );
+    assert!(!out.join("left-the-course").exists());
+    assert!(
+        out.join("notes/late.txt").is_file(),
+        "a folder without a report is kept"
+    );
     assert_eq!(
         std::fs::read_to_string(out.join("summary.json")).unwrap(),
         before

@@ -45,6 +45,11 @@ pub struct GradeArgs {
     /// Skip submissions whose report.json is already in --out for the same scenarios.
     #[arg(long)]
     resume: bool,
+    /// Delete the report folders in --out of submissions that are not in the class (left
+    /// by an earlier run); without it such folders stop the run, so no summary sits beside
+    /// reports it does not count.
+    #[arg(long)]
+    clean: bool,
     /// Grade only the K-th of N deterministic parts of the class (`broadside merge` joins them).
     #[arg(long)]
     shard: Option<Shard>,
@@ -96,6 +101,7 @@ pub fn grade(args: GradeArgs) -> anyhow::Result<u8> {
         );
     }
     let class_size = submissions.len();
+    stale_reports(&args.out, &submissions, args.clean)?;
     if let Some(shard) = args.shard {
         submissions = shard.select(submissions);
     }
@@ -232,6 +238,48 @@ pub fn grade(args: GradeArgs) -> anyhow::Result<u8> {
     } else {
         exit::PASSED
     })
+}
+
+/// The folders in `out` that hold a `report.json` but are no submission of the class (a
+/// student who left, a folder renamed since the last run): deleted with `--clean`, otherwise
+/// an error naming them. Other files in `out` are never touched.
+fn stale_reports(out: &Utf8Path, class: &[Submission], clean: bool) -> anyhow::Result<()> {
+    let Ok(entries) = out.read_dir_utf8() else {
+        return Ok(()); // not there yet (or not a folder: refused just after)
+    };
+    let ids: std::collections::HashSet<&str> = class.iter().map(|s| s.id.as_str()).collect();
+    let mut stale: Vec<Utf8PathBuf> = entries
+        .filter_map(Result::ok)
+        .filter(|e| e.path().join("report.json").is_file() && !ids.contains(e.file_name()))
+        .map(|e| e.path().to_owned())
+        .collect();
+    stale.sort();
+    if stale.is_empty() {
+        return Ok(());
+    }
+    let names: Vec<&str> = stale.iter().filter_map(|p| p.file_name()).collect();
+    if !clean {
+        let shown = names.iter().take(5).copied().collect::<Vec<_>>().join(", ");
+        let more = names.len().saturating_sub(5);
+        let more = if more > 0 {
+            format!(" and {more} more")
+        } else {
+            String::new()
+        };
+        anyhow::bail!(
+            "--out {out} holds the reports of {} that are not in the class ({shown}{more}), left by an earlier run; pass --clean to delete them, or write to another --out",
+            plural(names.len(), "submission", "submissions")
+        );
+    }
+    for dir in &stale {
+        std::fs::remove_dir_all(dir).with_context(|| format!("failed to delete {dir}"))?;
+    }
+    eprintln!(
+        "deleted the reports of {} not in the class: {}",
+        plural(names.len(), "submission", "submissions"),
+        names.join(", ")
+    );
+    Ok(())
 }
 
 /// Refuses an `--out` folder inside the submissions (it would be graded as a student, and

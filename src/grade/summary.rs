@@ -43,6 +43,13 @@ pub struct SubmissionRow {
     pub errors: usize,
     /// Kinds of the faults of the submission as a whole (e.g. `leak`).
     pub faults: Vec<String>,
+    /// Why the submission has errors, in one line an instructor can read in a spreadsheet:
+    /// each fault kind with the number of scenarios it ended and, when they all say the
+    /// same, the first line of its message (`setup in 63 scenarios: SyntaxError: invalid
+    /// syntax (battleships.py, line 12)`), then the faults of the submission as a whole.
+    /// Empty when nothing faulted.
+    #[serde(default)]
+    pub fault_summary: String,
     /// Each scenario's status, by scenario id.
     pub scenarios: BTreeMap<String, Status>,
 }
@@ -127,6 +134,7 @@ impl ClassSummary {
                 failed: r.summary.failed,
                 errors: r.summary.errors,
                 faults: r.faults.iter().map(|f| f.kind.word().to_string()).collect(),
+                fault_summary: fault_summary(r),
                 scenarios: ids
                     .iter()
                     .cloned()
@@ -154,7 +162,7 @@ impl ClassSummary {
 
     /// `summary.csv`: a header, then one row per submission (an id a spreadsheet would read as
     /// a formula gets a leading `'`): `submission, score, max_score,
-    /// points, max_points, passed, failed, errors, faults`, then each scenario's status
+    /// points, max_points, passed, failed, errors, faults, fault_summary`, then each scenario's status
     /// (`passed`, `failed` or `error`), one column per scenario id in path order.
     pub fn to_csv(&self) -> String {
         let columns: Vec<String> = self
@@ -173,6 +181,7 @@ impl ClassSummary {
             "failed",
             "errors",
             "faults",
+            "fault_summary",
         ]
         .map(String::from)
         .to_vec();
@@ -189,6 +198,7 @@ impl ClassSummary {
                 row.failed.to_string(),
                 row.errors.to_string(),
                 row.faults.join(" "),
+                spreadsheet_safe(&row.fault_summary),
             ];
             rec.extend(columns.iter().map(|c| {
                 row.scenarios
@@ -206,6 +216,86 @@ impl ClassSummary {
         by_path.sort_by(|a, b| a.path.cmp(&b.path));
         by_path.into_iter().map(|s| s.id.clone()).collect()
     }
+}
+
+/// [`SubmissionRow::fault_summary`] of `r`.
+fn fault_summary(r: &Report) -> String {
+    // Kinds in the order a scenario first met them, each with its messages' headlines.
+    let mut kinds: Vec<(&str, Vec<String>)> = Vec::new();
+    for f in r.scenarios.iter().filter_map(|s| s.fault.as_ref()) {
+        let line = headline(&f.message);
+        match kinds.iter_mut().find(|(k, _)| *k == f.kind.word()) {
+            Some((_, lines)) => lines.push(line),
+            None => kinds.push((f.kind.word(), vec![line])),
+        }
+    }
+    let mut parts: Vec<String> = kinds
+        .into_iter()
+        .map(|(kind, lines)| {
+            let n = lines.len();
+            let scenarios = if n == 1 { "scenario" } else { "scenarios" };
+            let said = most_said(&lines);
+            match said.as_slice() {
+                [] => format!("{kind} in {n} {scenarios}"),
+                [(one, _)] => format!("{kind} in {n} {scenarios}: {one}"),
+                many => {
+                    let shown: Vec<String> = many
+                        .iter()
+                        .take(2)
+                        .map(|(l, c)| format!("{l} ({c})"))
+                        .collect();
+                    let more = match many.len() {
+                        0..=2 => String::new(),
+                        m => format!(", {} more", m - 2),
+                    };
+                    format!("{kind} in {n} {scenarios}: {}{more}", shown.join(", "))
+                }
+            }
+        })
+        .collect();
+    parts.extend(r.faults.iter().map(|f| match headline(&f.message) {
+        l if l.is_empty() => f.kind.word().to_string(),
+        l => format!("{}: {l}", f.kind.word()),
+    }));
+    parts.join("; ")
+}
+
+/// The distinct non-empty `lines` with how often each comes, most frequent first (ties in
+/// the order they first came).
+fn most_said(lines: &[String]) -> Vec<(&str, usize)> {
+    let mut counts: Vec<(&str, usize)> = Vec::new();
+    for l in lines.iter().filter(|l| !l.is_empty()) {
+        match counts.iter_mut().find(|(s, _)| *s == l.as_str()) {
+            Some((_, c)) => *c += 1,
+            None => counts.push((l.as_str(), 1)),
+        }
+    }
+    counts.sort_by_key(|c| std::cmp::Reverse(c.1));
+    counts
+}
+
+/// The line of a fault message that says what went wrong, at most 120 characters of it:
+/// after a Python traceback its exception line (`TypeError: …`), otherwise the first
+/// line. "while reading the state at the end: " is dropped, so the same fault at the end
+/// of a scenario and in its middle read alike.
+fn headline(message: &str) -> String {
+    let message = message
+        .strip_prefix("while reading the state at the end: ")
+        .unwrap_or(message);
+    let mut lines = message.lines();
+    let first = lines.clone().find(|l| !l.trim().is_empty()).unwrap_or("");
+    let line = match lines.position(|l| l.starts_with("Traceback (most recent call last)")) {
+        Some(_) => lines
+            .find(|l| !l.starts_with(char::is_whitespace) && !l.is_empty())
+            .unwrap_or(first),
+        None => first,
+    };
+    let line = line.trim();
+    let mut out: String = line.chars().take(120).collect();
+    if line.chars().count() > 120 {
+        out.push('…');
+    }
+    out
 }
 
 /// A submission id as a CSV cell a spreadsheet shows as text: one starting with `=`, `+`,
@@ -245,6 +335,22 @@ pub fn read_graded(dir: &Utf8Path, ids: &[String]) -> Result<Vec<(String, Report
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_fault_headline_is_the_exception_line_after_a_traceback() {
+        let crash = "the program ended with an error:\nTraceback (most recent call last):\n  File \"battleships.py\", line 144, in main\n    shot = read_shot()\nValueError: invalid literal for int() with base 10: 'abc'\nThe conversation's last lines:\nFire!";
+        assert_eq!(
+            super::headline(crash),
+            "ValueError: invalid literal for int() with base 10: 'abc'"
+        );
+        assert_eq!(
+            super::headline(
+                "while reading the state at the end: `ship_type` is not defined in battleships.py\n"
+            ),
+            "`ship_type` is not defined in battleships.py"
+        );
+        assert_eq!(super::headline(&"x".repeat(300)).chars().count(), 121);
+    }
+
     #[test]
     fn ids_that_look_like_formulas_stay_text() {
         assert_eq!(super::spreadsheet_safe("=cmd|x"), "'=cmd|x");

@@ -29,10 +29,23 @@ mod exit {
     version,
     about = "Autograder and scenario test harness for Battleship assignments"
 )]
-#[command(after_help = "Exit codes: 0 all passed, 1 some scenario failed, 2 the inputs are wrong.")]
+#[command(
+    after_help = "Examples:\n  broadside run --assignment solo-10x10 --target python:battleships.py   # a student's self-check\n  broadside run fixtures/scenarios                                        # the reference against every scenario\n  broadside grade --suite published --suite hidden --submissions class --out graded\n  broadside fuzz --assignment colab-6x6 --target python:battleship.py\n  broadside list                                                          # the assignments\n\nExit codes: 0 all passed, 1 some scenario failed, 2 the inputs are wrong."
+)]
 struct Cli {
+    /// When to colour the output: `auto` colours a terminal unless NO_COLOR is set.
+    #[arg(long, value_enum, global = true, default_value_t = ColorWhen::Auto)]
+    color: ColorWhen,
     #[command(subcommand)]
     command: Command,
+}
+
+/// `--color`.
+#[derive(Clone, Copy, ValueEnum)]
+enum ColorWhen {
+    Auto,
+    Always,
+    Never,
 }
 
 #[derive(Subcommand)]
@@ -42,8 +55,7 @@ enum Command {
         after_help = "Examples:\n  broadside run fixtures/scenarios\n  broadside run fixtures/scenarios/solo-10x10 --target python:fixtures/submissions/solo-10x10/correct\n  broadside run --assignment solo-10x10 --target python:battleships.py\n  broadside run fixtures/scenarios/colab-6x6 --format json --out report.json\n\nExit codes: 0 all passed, 1 some scenario failed, 2 the inputs are wrong."
     )]
     Run {
-        /// Scenario files or folders of them (searched for *.toml).
-        #[arg(required_unless_present = "assignment")]
+        /// Scenario files or folders of them (searched for *.toml); none with --assignment.
         paths: Vec<Utf8PathBuf>,
         /// Run the published scenarios of this assignment, embedded in broadside (no checkout
         /// needed); `broadside list` shows them.
@@ -453,6 +465,11 @@ impl LimitArgs {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    anstream::ColorChoice::write_global(match cli.color {
+        ColorWhen::Auto => anstream::ColorChoice::Auto,
+        ColorWhen::Always => anstream::ColorChoice::Always,
+        ColorWhen::Never => anstream::ColorChoice::Never,
+    });
     match real_main(cli) {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
@@ -462,8 +479,16 @@ fn main() -> ExitCode {
     }
 }
 
+/// Whether output to a stream is coloured: as `--color` says, or with `auto` on a terminal
+/// when NO_COLOR is unset or empty.
 fn color_for(stream_is_terminal: bool) -> bool {
-    stream_is_terminal && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+    match anstream::ColorChoice::global() {
+        anstream::ColorChoice::Always | anstream::ColorChoice::AlwaysAnsi => true,
+        anstream::ColorChoice::Never => false,
+        anstream::ColorChoice::Auto => {
+            stream_is_terminal && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+        }
+    }
 }
 
 fn print_diagnostics(errors: &[broadside::diag::Diagnostic]) {
@@ -519,6 +544,31 @@ fn plural(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
+/// What is wrong when `run` has no scenarios to load (no paths, no `--assignment`) or is
+/// handed a student's source file where scenarios go, with the command meant.
+fn misplaced_paths(
+    paths: &[Utf8PathBuf],
+    assignment: Option<&str>,
+    target: &str,
+    specs: &broadside::spec::SpecSet,
+) -> Option<String> {
+    use cli::hints;
+    if paths.is_empty() && assignment.is_none() {
+        let published = broadside::published::assignments().join(", ");
+        return Some(format!(
+            "no scenarios to run: name scenario files or folders, or `--assignment ID` for the published scenarios of one of: {published}\n  e.g. {}",
+            hints::self_check_command(target, specs)
+        ));
+    }
+    let source = paths
+        .iter()
+        .find(|p| p.is_file() && hints::kind_of_source(p).is_some())?;
+    let command = hints::self_check_command(&hints::target_for_source(source)?, specs);
+    Some(format!(
+        "{source} is a submission's source, not a scenario: scenarios are TOML files, and a submission is named with --target\n  to check it against the published scenarios: {command}"
+    ))
+}
+
 /// `broadside run`: loads the scenarios (and any suites among the paths), plays them against
 /// one target and writes the report.
 #[allow(clippy::too_many_arguments)] // one per flag of `run`
@@ -539,6 +589,10 @@ fn run(
             return Ok(exit::BAD_INPUT);
         }
     };
+    if let Some(message) = misplaced_paths(&paths, assignment.as_deref(), &target, &specs) {
+        eprintln!("error: {message}");
+        return Ok(exit::BAD_INPUT);
+    }
     let (mut loaded, suites) = load::load_suites(&paths, &specs);
     if let Some(id) = &assignment {
         if broadside::published::files(id).is_empty() {

@@ -142,8 +142,102 @@ fn a_course_spec_variant_can_be_passed_with_spec() {
         .code(2);
 }
 
+/// Standard error of `broadside ARGS`, which must exit 2.
+fn refused(args: &[&str]) -> String {
+    let out = broadside().args(args).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+    err
+}
+
+#[test]
+fn the_natural_first_mistakes_are_answered_with_the_command_meant() {
+    let solo = "fixtures/submissions/solo-10x10/correct";
+    // The student's file where scenarios go: not parsed as TOML.
+    let err = refused(&["run", &format!("{solo}/battleships.py")]);
+    assert!(!err.contains("key with no value"), "{err}");
+    assert!(
+        err.contains(&format!(
+            "broadside run --assignment solo-10x10 --target python:{solo}/battleships.py"
+        )),
+        "{err}"
+    );
+    // A Java program is named by its folder; its assignment cannot be told from its
+    // functions, so both Java assignments are offered.
+    let err = refused(&[
+        "run",
+        "fixtures/submissions/battleboats/correct/BattleBoatsGame.java",
+    ]);
+    assert!(
+        err.contains(
+            "--assignment battleboats --target java:fixtures/submissions/battleboats/correct"
+        ) && err.contains("(or --assignment grenades-8x8)"),
+        "{err}"
+    );
+    // A target kind spelt `py:`.
+    let err = refused(&[
+        "run",
+        "--assignment",
+        "solo-10x10",
+        "--target",
+        &format!("py:{solo}"),
+    ]);
+    assert!(
+        err.contains(&format!("did you mean `--target python:{solo}`?")),
+        "{err}"
+    );
+    // A bare folder as the target.
+    let err = refused(&[
+        "run",
+        "--assignment",
+        "colab-6x6",
+        "--target",
+        "fixtures/submissions/colab-6x6/correct",
+    ]);
+    assert!(
+        err.contains("did you mean `--target python:fixtures/submissions/colab-6x6/correct`?"),
+        "{err}"
+    );
+    // Neither scenarios nor --assignment: the assignment read from the submission.
+    let err = refused(&[
+        "run",
+        "--target",
+        "hs:fixtures/submissions/move-limit-10x10/correct",
+    ]);
+    assert!(
+        err.contains("no scenarios to run") && err.contains("colab-6x6, grenades-8x8"),
+        "{err}"
+    );
+    assert!(
+        err.contains("e.g. broadside run --assignment move-limit-10x10 --target haskell:fixtures/submissions/move-limit-10x10/correct"),
+        "{err}"
+    );
+}
+
+#[test]
+fn color_always_colours_a_report_off_a_terminal_and_never_leaves_it_plain() {
+    let scenario = "fixtures/scenarios/solo-10x10/01-perfect-game.toml";
+    let coloured = broadside()
+        .args(["--color", "always", "run", scenario])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&coloured.stdout).contains("\u{1b}["));
+    let plain = broadside()
+        .args(["run", scenario, "--color", "never"])
+        .output()
+        .unwrap();
+    assert!(!String::from_utf8_lossy(&plain.stdout).contains('\u{1b}'));
+    assert_eq!(plain.status.code(), Some(0));
+}
+
 #[test]
 fn help_has_an_example_for_each_command() {
+    let top = broadside().arg("--help").output().unwrap();
+    let text = String::from_utf8_lossy(&top.stdout);
+    assert!(
+        text.contains("Examples:") && text.contains("--color"),
+        "{text}"
+    );
     for cmd in ["run", "check", "fuzz"] {
         let out = broadside().args([cmd, "--help"]).output().unwrap();
         let text = String::from_utf8_lossy(&out.stdout);

@@ -1,3 +1,4 @@
 //! Subcommands of the binary that grow beyond a few lines.
 
 pub mod grade;
+pub mod hints;

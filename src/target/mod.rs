@@ -90,9 +90,67 @@ pub fn from_spec(spec: &str, limits: limits::Limits, uid: u32) -> Result<Box<dyn
         target.limits = limits;
         return Ok(Box::new(target));
     }
-    Err(format!(
+    let mut message = format!(
         "unknown target `{spec}`; expected `reference`, `python:PATH`, `haskell:PATH`, `native:PATH`, `cmd:COMMAND`, `java:PATH` or `exec:COMMAND`"
-    ))
+    );
+    if let Some(meant) = meant_target(spec) {
+        message.push_str(&format!("; did you mean `--target {meant}`?"));
+    }
+    Err(message)
+}
+
+/// The target `spec` most likely meant: a kind spelt another common way (`py:`, `hs:`,
+/// `ghc:`, `c:`, `so:`, `sh:`…, any case), or a bare path named by what it holds
+/// (`battleships.py` → `python:battleships.py`).
+pub fn meant_target(spec: &str) -> Option<String> {
+    let kind_for = |word: &str| -> Option<&'static str> {
+        Some(match word.to_ascii_lowercase().as_str() {
+            "py" | "python" | "python3" | "pytest" => "python",
+            "hs" | "ghc" | "haskell" | "stack" | "cabal" => "haskell",
+            "java" | "javac" | "jar" | "jvm" => "java",
+            "c" | "so" | "lib" | "rust" | "rs" | "cargo" | "native" | "ffi" => "native",
+            "command" | "sh" | "bash" | "run" | "program" | "exec" => "exec",
+            "cmd" | "protocol" | "json" => "cmd",
+            _ => return None,
+        })
+    };
+    if let Some((word, rest)) = spec.split_once(':') {
+        return kind_for(word).map(|kind| format!("{kind}:{rest}"));
+    }
+    if spec.eq_ignore_ascii_case("ref") || spec.eq_ignore_ascii_case("reference") {
+        return Some("reference".into());
+    }
+    let path = camino::Utf8Path::new(spec);
+    let kind = match path.extension() {
+        Some("py") => "python",
+        Some("hs" | "lhs") => "haskell",
+        Some("java") => "java",
+        Some("so" | "c" | "rs") => "native",
+        _ if path.is_dir() => folder_kind(path)?,
+        _ => return None,
+    };
+    Some(format!("{kind}:{spec}"))
+}
+
+/// The kind of target a submission folder is, by the first source file it holds.
+fn folder_kind(dir: &camino::Utf8Path) -> Option<&'static str> {
+    let mut names: Vec<String> = dir
+        .read_dir_utf8()
+        .ok()?
+        .filter_map(Result::ok)
+        .map(|e| e.file_name().to_string())
+        .collect();
+    names.sort();
+    names
+        .iter()
+        .find_map(|n| match camino::Utf8Path::new(n).extension()? {
+            "py" => Some("python"),
+            "hs" => Some("haskell"),
+            "java" => Some("java"),
+            "c" | "so" => Some("native"),
+            _ if n == "Cargo.toml" || n == "Makefile" => Some("native"),
+            _ => None,
+        })
 }
 
 /// A submission that could not be built (it does not compile): every scenario fails at setup

@@ -234,10 +234,39 @@ fn shards_merge_into_the_summary_of_the_whole_class() {
     assert_eq!(grade(suite, class, &whole, &[]).0, 0);
     let (_s, root) = tmp();
     let shards: Vec<Utf8PathBuf> = (1..=3).map(|k| root.join(format!("shard-{k}"))).collect();
-    for (k, dir) in shards.iter().enumerate() {
-        let shard = format!("{}/3", k + 1);
-        let (code, err) = grade(suite, class, dir, &["--shard", &shard]);
-        assert_eq!(code, 0, "{err}");
+    // Shard 1 named outright; 2 as GitLab's `parallel: 3` says (1-based, with the count);
+    // 3 as a Kubernetes indexed Job says (0-based, the count given).
+    let (code, err) = grade(suite, class, &shards[0], &["--shard", "1/3"]);
+    assert_eq!(code, 0, "{err}");
+    let engines: [(&str, &[(&str, &str)]); 2] = [
+        ("auto", &[("CI_NODE_INDEX", "2"), ("CI_NODE_TOTAL", "3")]),
+        ("auto/3", &[("JOB_COMPLETION_INDEX", "2")]),
+    ];
+    for (dir, (shard, vars)) in shards[1..].iter().zip(engines) {
+        let mut cmd = broadside();
+        for (_, index, _, count) in broadside::grade::SHARD_ENGINES {
+            cmd.env_remove(index).env_remove(count.unwrap_or(index));
+        }
+        let o = cmd
+            .envs(vars.iter().copied())
+            .args([
+                "grade",
+                "--suite",
+                suite,
+                "--submissions",
+                class,
+                "--out",
+                dir.as_str(),
+            ])
+            .args(["--shard", shard])
+            .output()
+            .unwrap();
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
     }
     let merged = root.join("merged");
     let o = broadside()

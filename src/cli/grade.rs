@@ -50,7 +50,9 @@ pub struct GradeArgs {
     /// reports it does not count.
     #[arg(long)]
     clean: bool,
-    /// Grade only the K-th of N deterministic parts of the class (`broadside merge` joins them).
+    /// Grade only the K-th of N deterministic parts of the class (`broadside merge` joins
+    /// them); `auto` (or `auto/N`) reads K, and N where it is set, from the job engine: a
+    /// Kubernetes indexed Job, a Slurm array, GitLab, CircleCI or Buildkite parallel jobs.
     #[arg(long)]
     shard: Option<Shard>,
     /// Extra spec files that scenarios may name; may repeat.

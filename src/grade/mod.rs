@@ -6,5 +6,5 @@ mod submissions;
 mod summary;
 
 pub use run::{Graded, MakeTarget, Plan, Progress, Written, grade, write_atomic, write_reports};
-pub use submissions::{Shard, Submission, discover, drop_aliases, strays};
+pub use submissions::{SHARD_ENGINES, Shard, Submission, discover, drop_aliases, strays};
 pub use summary::{ClassSummary, ScenarioRate, SubmissionRow, read_graded};

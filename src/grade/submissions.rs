@@ -125,12 +125,126 @@ impl std::fmt::Display for Shard {
     }
 }
 
+/// The job engines whose parallel jobs `--shard auto` knows: the variable with the job's
+/// index, whether it counts from 0, and the variable with the number of jobs, if the engine
+/// sets one. Slurm's index is taken relative to `SLURM_ARRAY_TASK_MIN`, so `--array=0-3` and
+/// `--array=1-4` both give shards 1 to 4.
+pub const SHARD_ENGINES: [(&str, &str, bool, Option<&str>); 5] = [
+    (
+        "a Kubernetes indexed Job",
+        "JOB_COMPLETION_INDEX",
+        true,
+        None,
+    ),
+    (
+        "a Slurm job array",
+        "SLURM_ARRAY_TASK_ID",
+        false,
+        Some("SLURM_ARRAY_TASK_COUNT"),
+    ),
+    (
+        "GitLab CI `parallel:`",
+        "CI_NODE_INDEX",
+        false,
+        Some("CI_NODE_TOTAL"),
+    ),
+    (
+        "CircleCI `parallelism:`",
+        "CIRCLE_NODE_INDEX",
+        true,
+        Some("CIRCLE_NODE_TOTAL"),
+    ),
+    (
+        "Buildkite `parallelism:`",
+        "BUILDKITE_PARALLEL_JOB",
+        true,
+        Some("BUILDKITE_PARALLEL_JOB_COUNT"),
+    ),
+];
+
+impl Shard {
+    /// `--shard auto` or `auto/N`: the shard of this job as the engine running it says
+    /// (the first of [`SHARD_ENGINES`] whose index variable `env` has), `N` from the engine
+    /// when it sets one (a given `N` must agree with it).
+    pub fn from_env(
+        count: Option<usize>,
+        env: impl Fn(&str) -> Option<String>,
+    ) -> Result<Shard, String> {
+        let names: Vec<String> = SHARD_ENGINES
+            .iter()
+            .map(|(engine, var, _, _)| format!("{var} ({engine})"))
+            .collect();
+        let Some((engine, var, from_zero, total)) = SHARD_ENGINES
+            .iter()
+            .find(|(_, var, _, _)| env(var).is_some_and(|v| !v.trim().is_empty()))
+        else {
+            return Err(format!(
+                "--shard auto: this job's index is in none of {}; give the shard as K/N, e.g. --shard ${{{{ matrix.shard }}}}/4 in a GitHub Actions matrix",
+                names.join(", ")
+            ));
+        };
+        let number = |name: &str| -> Result<usize, String> {
+            let v = env(name).unwrap_or_default();
+            v.trim()
+                .parse()
+                .map_err(|_| format!("--shard auto: {name}={v:?} ({engine}) is not a whole number"))
+        };
+        let raw = number(var)?;
+        let index = if *var == "SLURM_ARRAY_TASK_ID" {
+            let min = match env("SLURM_ARRAY_TASK_MIN") {
+                Some(_) => number("SLURM_ARRAY_TASK_MIN")?,
+                None => 1,
+            };
+            raw.checked_sub(min).map(|i| i + 1)
+        } else if *from_zero {
+            Some(raw + 1)
+        } else {
+            Some(raw)
+        };
+        let from_engine = match total {
+            Some(t) if env(t).is_some() => Some(number(t)?),
+            _ => None,
+        };
+        let count = match (count, from_engine) {
+            (Some(n), Some(m)) if n != m => {
+                return Err(format!(
+                    "--shard auto/{n}: {engine} runs {m} jobs ({}={m}); give --shard auto",
+                    total.unwrap_or_default()
+                ));
+            }
+            (Some(n), _) | (None, Some(n)) => n,
+            (None, None) => {
+                return Err(format!(
+                    "--shard auto: {engine} does not say how many jobs there are; give it as --shard auto/N"
+                ));
+            }
+        };
+        match index {
+            Some(index) if (1..=count).contains(&index) => Ok(Shard { index, count }),
+            _ => Err(format!(
+                "--shard auto: {var}={raw} ({engine}) is no shard of {count}"
+            )),
+        }
+    }
+}
+
 impl FromStr for Shard {
     type Err = String;
 
-    /// `K/N` with 1 ≤ K ≤ N.
+    /// `K/N` with 1 ≤ K ≤ N, or `auto` / `auto/N` (see [`Shard::from_env`]).
     fn from_str(s: &str) -> Result<Shard, String> {
-        let bad = || format!("`{s}` is not a shard; expected K/N with 1 <= K <= N, e.g. 2/4");
+        let from_env = |n: Option<usize>| Shard::from_env(n, |v| std::env::var(v).ok());
+        if s.trim() == "auto" {
+            return from_env(None);
+        }
+        if let Some(n) = s.trim().strip_prefix("auto/") {
+            let n = n.trim().parse().ok().filter(|n| *n > 0).ok_or_else(|| {
+                format!("`{s}` is not a shard; expected auto/N with N >= 1, e.g. auto/4")
+            })?;
+            return from_env(Some(n));
+        }
+        let bad =
+            || format!("`{s}` is not a shard; expected K/N with 1 <= K <= N (e.g. 2/4), or auto");
         let (k, n) = s.split_once('/').ok_or_else(bad)?;
         let (index, count): (usize, usize) = (
             k.trim().parse().map_err(|_| bad())?,
@@ -167,6 +281,70 @@ mod tests {
         assert_eq!(
             seen,
             class(10).into_iter().map(|s| s.id).collect::<Vec<_>>()
+        );
+    }
+
+    #[test]
+    fn auto_reads_the_index_each_engine_sets() {
+        let env = |pairs: &'static [(&'static str, &'static str)]| {
+            move |name: &str| {
+                pairs
+                    .iter()
+                    .find(|(k, _)| *k == name)
+                    .map(|(_, v)| v.to_string())
+            }
+        };
+        let shard = |index, count| Ok(Shard { index, count });
+        // Kubernetes counts from 0 and does not give the count.
+        assert_eq!(
+            Shard::from_env(Some(4), env(&[("JOB_COMPLETION_INDEX", "0")])),
+            shard(1, 4)
+        );
+        assert!(Shard::from_env(None, env(&[("JOB_COMPLETION_INDEX", "0")])).is_err());
+        assert!(Shard::from_env(Some(4), env(&[("JOB_COMPLETION_INDEX", "4")])).is_err());
+        // Slurm: relative to the array's first id, whatever it is.
+        for (id, min) in [("3", "0"), ("4", "1")] {
+            let got = Shard::from_env(None, |n: &str| match n {
+                "SLURM_ARRAY_TASK_ID" => Some(id.into()),
+                "SLURM_ARRAY_TASK_MIN" => Some(min.into()),
+                "SLURM_ARRAY_TASK_COUNT" => Some("4".into()),
+                _ => None,
+            });
+            assert_eq!(got, shard(4, 4), "--array from {min}");
+        }
+        assert_eq!(
+            Shard::from_env(None, env(&[("CI_NODE_INDEX", "2"), ("CI_NODE_TOTAL", "3")])),
+            shard(2, 3)
+        );
+        assert_eq!(
+            Shard::from_env(
+                None,
+                env(&[("CIRCLE_NODE_INDEX", "2"), ("CIRCLE_NODE_TOTAL", "3")])
+            ),
+            shard(3, 3)
+        );
+        assert_eq!(
+            Shard::from_env(
+                None,
+                env(&[
+                    ("BUILDKITE_PARALLEL_JOB", "0"),
+                    ("BUILDKITE_PARALLEL_JOB_COUNT", "2")
+                ])
+            ),
+            shard(1, 2)
+        );
+        // A count that disagrees with the engine's, a non-number, no engine at all.
+        let err = Shard::from_env(
+            Some(4),
+            env(&[("CI_NODE_INDEX", "2"), ("CI_NODE_TOTAL", "3")]),
+        );
+        assert!(err.unwrap_err().contains("runs 3 jobs"));
+        let err = Shard::from_env(Some(4), env(&[("JOB_COMPLETION_INDEX", "x")]));
+        assert!(err.unwrap_err().contains("not a whole number"));
+        let err = Shard::from_env(Some(4), env(&[])).unwrap_err();
+        assert!(
+            err.contains("JOB_COMPLETION_INDEX") && err.contains("K/N"),
+            "{err}"
         );
     }
 

@@ -354,6 +354,8 @@ enum Format {
     Text,
     /// Gradescope's `results.json` (student view).
     Gradescope,
+    /// PrairieLearn's external-grader `results.json` (student view).
+    Prairielearn,
     /// JUnit XML for CI systems.
     Junit,
 }
@@ -663,14 +665,22 @@ fn run(
     let text = match (format, &out) {
         (Format::Json, _) => report::to_json(&view),
         (Format::Gradescope, _) => report::to_gradescope(&report, hidden),
+        (Format::Prairielearn, _) => report::to_prairielearn(&report, hidden),
         (Format::Junit, _) => report::to_junit(&view),
         (Format::Text, Some(_)) => report::to_text(&view, false),
         (Format::Text, None) => report::to_text(&view, color_for(std::io::stdout().is_terminal())),
     };
     match &out {
-        Some(path) => broadside::grade::write_atomic(path, &text)
-            .map_err(anyhow::Error::msg)
-            .with_context(|| "failed to write the report")?,
+        Some(path) => {
+            // `/autograder/results` or `/grade/results` need not exist yet.
+            if let Some(dir) = path.parent().filter(|d| !d.as_str().is_empty()) {
+                std::fs::create_dir_all(dir)
+                    .with_context(|| format!("failed to create the folder {dir} for the report"))?;
+            }
+            broadside::grade::write_atomic(path, &text)
+                .map_err(anyhow::Error::msg)
+                .with_context(|| "failed to write the report")?
+        }
         None => write!(anstream::stdout(), "{text}")?,
     }
     Ok(if report.all_passed() {

@@ -676,3 +676,29 @@ fn a_suite_below_the_path_given_is_read_and_a_linked_folder_is_refused() {
         "{err}"
     );
 }
+
+#[test]
+fn prairielearn_results_go_to_a_results_folder_that_does_not_exist_yet() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("grade/results/results.json");
+    broadside()
+        .args([
+            "run",
+            "--assignment",
+            "colab-6x6",
+            "--target",
+            "python:fixtures/submissions/colab-6x6/has-won-inverted",
+            "--format",
+            "prairielearn",
+            "--out",
+        ])
+        .arg(&file)
+        .assert()
+        .code(1);
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    assert_eq!(v["gradable"], true);
+    let score = v["score"].as_f64().unwrap();
+    assert!(score > 0.0 && score < 1.0, "{score}");
+    assert_eq!(v["tests"].as_array().unwrap().len(), 28);
+}

@@ -5,7 +5,8 @@
 
 use broadside::harness::run_all;
 use broadside::report::{
-    HiddenResults, Report, Status, for_students, gradescope, to_gradescope, to_junit, to_text,
+    HiddenResults, Report, Status, for_students, gradescope, to_gradescope, to_junit,
+    to_prairielearn, to_text,
 };
 use broadside::scenario::Visibility;
 use broadside::spec::SpecSet;
@@ -163,6 +164,143 @@ fn gradescope_never_carries_a_hidden_scenarios_steps() {
         assert_eq!(late.visibility, "after_due_date");
         assert!(late.output.contains("expected"), "{}", late.output);
     }
+}
+
+/// PrairieLearn's documented fields ("External Grading", Grading results).
+const PL_TOP_FIELDS: [&str; 7] = [
+    "gradable",
+    "score",
+    "message",
+    "output",
+    "images",
+    "tests",
+    "format_errors",
+];
+const PL_TEST_FIELDS: [&str; 7] = [
+    "name",
+    "description",
+    "points",
+    "max_points",
+    "message",
+    "output",
+    "images",
+];
+
+#[test]
+fn prairielearn_results_have_the_documented_shape_and_hide_what_students_may_not_see() {
+    let (report, _) = suite_report();
+    for policy in [HiddenResults::Status, HiddenResults::None] {
+        let v: serde_json::Value = serde_json::from_str(&to_prairielearn(&report, policy)).unwrap();
+        let top = v.as_object().unwrap();
+        for key in top.keys() {
+            assert!(
+                PL_TOP_FIELDS.contains(&key.as_str()),
+                "undocumented field {key}"
+            );
+        }
+        assert_eq!(top["gradable"], true);
+        // The score is a fraction of the whole score, hidden scenarios included.
+        let score = top["score"].as_f64().unwrap();
+        assert!((0.0..=1.0).contains(&score));
+        assert!((score - report.summary.score / report.summary.max_score).abs() < 1e-4);
+        let tests = top["tests"].as_array().unwrap();
+        for t in tests {
+            for key in t.as_object().unwrap().keys() {
+                assert!(
+                    PL_TEST_FIELDS.contains(&key.as_str()),
+                    "undocumented field {key}"
+                );
+            }
+            assert!(t["name"].is_string() && t["message"].is_string() && t["output"].is_string());
+            assert!(t["points"].as_f64().unwrap() <= t["max_points"].as_f64().unwrap());
+        }
+        let names: Vec<&str> = tests.iter().map(|t| t["name"].as_str().unwrap()).collect();
+        let hidden = tests
+            .iter()
+            .find(|t| t["name"].as_str().unwrap().starts_with("hidden/"));
+        match policy {
+            HiddenResults::Status => {
+                assert_eq!(tests.len(), 3);
+                assert!(
+                    !hidden.unwrap()["output"]
+                        .as_str()
+                        .unwrap()
+                        .contains("expected")
+                );
+            }
+            HiddenResults::None => assert!(hidden.is_none(), "{names:?}"),
+        }
+        // PrairieLearn would show an after-due-date scenario at once: no details.
+        let late = tests
+            .iter()
+            .find(|t| t["name"].as_str().unwrap().contains("after"))
+            .unwrap();
+        assert!(
+            !late["output"].as_str().unwrap().contains("expected"),
+            "{late}"
+        );
+    }
+}
+
+#[test]
+fn prairielearn_does_not_grade_a_submission_that_does_not_build_and_grades_a_crash() {
+    let (report, policy) = suite_report();
+    let with_fault = |kind, message: &str| {
+        let mut r = report.clone();
+        r.scenarios = r
+            .scenarios
+            .into_iter()
+            .map(|s| {
+                let mut s = s.errored(
+                    broadside::target::Fault {
+                        kind,
+                        message: message.into(),
+                    },
+                    None,
+                );
+                s.divergence = None;
+                s.score = 0.0;
+                s
+            })
+            .collect();
+        r.summary = broadside::report::Summary::of(&r.scenarios);
+        r
+    };
+    use broadside::target::FaultKind;
+    let unbuilt = with_fault(
+        FaultKind::Setup,
+        "Main.java:3: error: ';' expected\n1 error",
+    );
+    let v: serde_json::Value = serde_json::from_str(&to_prairielearn(&unbuilt, policy)).unwrap();
+    assert_eq!(v["gradable"], false);
+    assert!(v.get("score").is_none());
+    assert_eq!(
+        v["format_errors"][0],
+        "Main.java:3: error: ';' expected\n1 error"
+    );
+    let syntax = with_fault(
+        FaultKind::Exception,
+        "importing battleship.py raised SyntaxError: expected ':' (battleship.py, line 12)",
+    );
+    let v: serde_json::Value = serde_json::from_str(&to_prairielearn(&syntax, policy)).unwrap();
+    assert_eq!(v["gradable"], false);
+    // A crash in play is the student's to lose marks for, as everywhere else.
+    let crash = with_fault(FaultKind::Crash, "killed by signal 11");
+    let v: serde_json::Value = serde_json::from_str(&to_prairielearn(&crash, policy)).unwrap();
+    assert_eq!(v["gradable"], true);
+    assert_eq!(v["score"], 0.0);
+    assert!(v.get("format_errors").is_none());
+}
+
+#[test]
+fn prairielearn_snapshot() {
+    let (report, policy) = suite_report();
+    let v: serde_json::Value = serde_json::from_str(&to_prairielearn(&report, policy)).unwrap();
+    insta::assert_json_snapshot!(v, {
+        ".output" => insta::dynamic_redaction(|value, _| {
+            insta::internals::Content::from(value.as_str().unwrap().replace(env!("CARGO_PKG_VERSION"), "[version]"))
+        }),
+    });
 }
 
 #[test]

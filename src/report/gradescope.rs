@@ -78,8 +78,24 @@ pub fn gradescope(report: &Report, hidden: HiddenResults) -> Results {
             }
         })
         .collect();
-    // Counts as students may see them (no hidden scenario's status under "none").
     let student = super::view::for_students(report, hidden);
+    let output = student_output(report, &student);
+    Results {
+        score: student.summary.score,
+        execution_time: student.elapsed_ms.div_ceil(1000),
+        output,
+        output_format: "text",
+        visibility: "visible",
+        stdout_visibility: "hidden",
+        tests,
+    }
+}
+
+/// The text a student reads first, above the tests (Gradescope's `output`, PrairieLearn's
+/// `output`): the counts as `student` (the student view of `report`) may show them, one line
+/// per student function at fault, a fault every scenario shares said once, the faults of
+/// the submission as a whole and the notes.
+pub(super) fn student_output(report: &Report, student: &Report) -> String {
     let s = &student.summary;
     let mut output = format!(
         "{}: {} of {} scenarios passed, {}/{} points{}.\n",
@@ -91,7 +107,7 @@ pub fn gradescope(report: &Report, hidden: HiddenResults) -> Results {
         scaled(s)
     );
     // The cause first: one line per student function at fault (visible failures only).
-    let causes = super::causes::causes(&student);
+    let causes = super::causes::causes(student);
     if !causes.is_empty() {
         output.push('\n');
     }
@@ -135,15 +151,7 @@ pub fn gradescope(report: &Report, hidden: HiddenResults) -> Results {
     for n in &student.notes {
         output.push_str(&format!("\nnote: {n}\n"));
     }
-    Results {
-        score: s.score,
-        execution_time: student.elapsed_ms.div_ceil(1000),
-        output,
-        output_format: "text",
-        visibility: "visible",
-        stdout_visibility: "hidden",
-        tests,
-    }
+    output
 }
 
 /// The Gradescope results as pretty JSON with a trailing newline.

@@ -1,5 +1,5 @@
 //! One report model and its views: JSON (versioned), text for a terminal, Gradescope
-//! `results.json` and JUnit XML; and the student view of any of them.
+//! `results.json`, PrairieLearn `results.json` and JUnit XML; and the student view of any of them.
 //!
 //! Reports are deterministic: the same inputs give the same bytes, except the timing fields
 //! (`elapsed_ms`, Gradescope's `execution_time`, JUnit's `time`).
@@ -9,6 +9,7 @@ mod gradescope;
 mod json;
 mod junit;
 mod model;
+mod prairielearn;
 mod text;
 mod view;
 
@@ -19,5 +20,6 @@ pub use model::{
     Divergence, FORMAT_VERSION, Follows, Report, RuleResult, ScenarioResult, Status, Summary,
     Verdict, points2, round_to, scenario_ids,
 };
+pub use prairielearn::{Results as PrairieLearnResults, prairielearn, to_prairielearn};
 pub use text::{details, to_text};
 pub use view::{Audience, HiddenResults, for_students, redacted};

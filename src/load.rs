@@ -284,6 +284,7 @@ pub fn load_suites(paths: &[Utf8PathBuf], specs: &SpecSet) -> (Loaded, Suites) {
             return (loaded, Suites::default());
         }
     };
+    loaded.errors.extend(suites.conflicts());
     let dirs: Vec<Utf8PathBuf> = suites.0.iter().map(|s| s.dir.clone()).collect();
     for suite in &suites.0 {
         let errors = suite.apply(&mut loaded.scenarios, &dirs);

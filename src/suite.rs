@@ -288,27 +288,129 @@ impl LoadedSuite {
     }
 }
 
+/// One `[limits]` entry of a suite, as text with where it is written, if set.
+type LimitOf = fn(&SuiteLimits) -> Option<(String, std::ops::Range<usize>)>;
+
+/// A set limit as text, with where it is written.
+fn spanned<T: std::fmt::Display>(
+    v: &Option<Spanned<T>>,
+) -> Option<(String, std::ops::Range<usize>)> {
+    v.as_ref().map(|v| (v.get_ref().to_string(), v.span()))
+}
+
+/// `hidden_results` as `suite.toml` spells it.
+fn word(h: HiddenResults) -> &'static str {
+    match h {
+        HiddenResults::None => "none",
+        HiddenResults::Status => "status",
+    }
+}
+
 /// Every suite of a run, in the order their folders were given.
 #[derive(Debug, Clone, Default)]
 pub struct Suites(pub Vec<LoadedSuite>);
 
 impl Suites {
-    /// The limits of the first suite (flags win over them).
+    /// The limits of every suite together: each limit as the suite that sets it says (flags
+    /// win over them). One run plays every suite's scenarios under one set of limits, so two
+    /// suites that set a limit to different values are refused by [`Suites::conflicts`].
     pub fn limits(&self) -> SuiteLimits {
-        self.0
-            .first()
-            .map(|s| s.suite.limits.clone())
-            .unwrap_or_default()
+        let mut out = SuiteLimits::default();
+        for s in &self.0 {
+            let l = &s.suite.limits;
+            out.cpu_secs = out.cpu_secs.or_else(|| l.cpu_secs.clone());
+            out.memory_mib = out.memory_mib.or_else(|| l.memory_mib.clone());
+            out.open_files = out.open_files.or_else(|| l.open_files.clone());
+            out.file_size_mib = out.file_size_mib.or_else(|| l.file_size_mib.clone());
+            out.processes = out.processes.or_else(|| l.processes.clone());
+            out.timeout_secs = out.timeout_secs.or_else(|| l.timeout_secs.clone());
+            out.scenario_timeout_secs = out
+                .scenario_timeout_secs
+                .or_else(|| l.scenario_timeout_secs.clone());
+            out.submission_timeout_secs = out
+                .submission_timeout_secs
+                .or_else(|| l.submission_timeout_secs.clone());
+        }
+        out
     }
 
-    /// What students may see of hidden scenarios: the strictest of the suites' settings,
-    /// [`HiddenResults::None`] when no suite says.
+    /// What students may see of hidden scenarios: as the suite that says (two that say
+    /// differently are refused by [`Suites::conflicts`]), [`HiddenResults::None`] when none
+    /// says.
     pub fn hidden_results(&self) -> HiddenResults {
         self.0
             .iter()
-            .map(|s| s.suite.hidden_results.unwrap_or_default())
-            .min()
+            .find_map(|s| s.suite.hidden_results)
             .unwrap_or_default()
+    }
+
+    /// The settings two suites give different values: a `[limits]` entry (a run has one set
+    /// of limits) or `hidden_results` (a student's view has one policy). Each diagnostic
+    /// points at the second suite's setting and names the first.
+    pub fn conflicts(&self) -> Vec<Diagnostic> {
+        let mut out = Vec::new();
+        let fields: [(&str, LimitOf); 8] = [
+            ("cpu_secs", |l| spanned(&l.cpu_secs)),
+            ("memory_mib", |l| spanned(&l.memory_mib)),
+            ("open_files", |l| spanned(&l.open_files)),
+            ("file_size_mib", |l| spanned(&l.file_size_mib)),
+            ("processes", |l| spanned(&l.processes)),
+            ("timeout_secs", |l| spanned(&l.timeout_secs)),
+            ("scenario_timeout_secs", |l| {
+                spanned(&l.scenario_timeout_secs)
+            }),
+            ("submission_timeout_secs", |l| {
+                spanned(&l.submission_timeout_secs)
+            }),
+        ];
+        for (name, get) in fields {
+            let mut first: Option<(String, &LoadedSuite)> = None;
+            for s in &self.0 {
+                let Some((value, span)) = get(&s.suite.limits) else {
+                    continue;
+                };
+                match &first {
+                    None => first = Some((value, s)),
+                    Some((v, f)) if *v != value => out.push(
+                        Diagnostic::new(
+                            &s.source,
+                            Some(span),
+                            format!(
+                                "`{name} = {value}` disagrees with `{name} = {v}` in {}: one run plays every suite's scenarios under the same limits",
+                                f.source.path
+                            ),
+                        )
+                        .expected(format!("the same `{name}` in both suites, or in one of them only (or the flag `--{}`)", name.replace('_', "-"))),
+                    ),
+                    Some(_) => {}
+                }
+            }
+        }
+        let said: Vec<(&LoadedSuite, HiddenResults)> = self
+            .0
+            .iter()
+            .filter_map(|s| s.suite.hidden_results.map(|h| (s, h)))
+            .collect();
+        if let Some((first, h)) = said.first() {
+            for (s, other) in &said[1..] {
+                if other != h {
+                    out.push(
+                        Diagnostic::new(
+                            &s.source,
+                            None,
+                            format!(
+                                "`hidden_results = \"{}\"` disagrees with `hidden_results = \"{}\"` in {}: students see every hidden scenario of a run the same way",
+                                word(*other),
+                                word(*h),
+                                first.source.path
+                            ),
+                        )
+                        .expected("the same `hidden_results` in both suites, or in one of them only"),
+                    );
+                }
+            }
+        }
+        out
     }
 
     /// The first suite's title, if any.

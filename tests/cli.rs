@@ -308,6 +308,78 @@ fn a_suite_toml_sets_the_limits_and_a_flag_overrides_it() {
 }
 
 #[test]
+fn two_suites_share_their_settings_and_a_setting_they_disagree_on_is_refused() {
+    let root = tempfile::tempdir().unwrap();
+    let suite = |name: &str, toml: &str| {
+        let dir = root.path().join(name);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::copy(
+            "fixtures/scenarios/colab-6x6/01-handout-example.toml",
+            dir.join(format!("{name}.toml")),
+        )
+        .unwrap();
+        std::fs::write(dir.join("suite.toml"), toml).unwrap();
+        dir
+    };
+    let published = suite("published", "title = \"published\"\n");
+    let hidden = suite(
+        "hidden",
+        "hidden = [\".\"]\n[limits]\nscenario_timeout_secs = 1\n",
+    );
+    // The second suite's limit holds although the first says nothing of limits.
+    let hostile = "python:fixtures/submissions/hostile/sleep_past_timeout.py";
+    let out = broadside()
+        .args(["run", "--format", "json", "--target", hostile])
+        .args([&published, &hidden])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let message = v["scenarios"][0]["fault"]["message"].as_str().unwrap();
+    assert!(message.contains("1.0 s"), "{v}");
+    // Two values for one limit, or two hidden_results: refused, pointing at the second.
+    std::fs::write(
+        published.join("suite.toml"),
+        "[limits]\nscenario_timeout_secs = 2\n",
+    )
+    .unwrap();
+    for cmd in ["check", "run"] {
+        let out = broadside()
+            .arg(cmd)
+            .args([&published, &hidden])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(err.contains("hidden/suite.toml:3:25"), "{err}");
+        assert!(
+            err.contains("`scenario_timeout_secs = 1` disagrees with `scenario_timeout_secs = 2`"),
+            "{err}"
+        );
+    }
+    std::fs::write(
+        published.join("suite.toml"),
+        "hidden_results = \"status\"\n",
+    )
+    .unwrap();
+    std::fs::write(
+        hidden.join("suite.toml"),
+        "hidden = [\".\"]\nhidden_results = \"none\"\n",
+    )
+    .unwrap();
+    let out = broadside()
+        .arg("check")
+        .args([&published, &hidden])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("`hidden_results = \"none\"` disagrees with `hidden_results = \"status\"`"),
+        "{err}"
+    );
+}
+
+#[test]
 fn a_suite_toml_with_an_unknown_limit_is_bad_input() {
     let dir = std::env::temp_dir().join(format!("broadside-suite-bad-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 
 /// What students may see of a hidden scenario (`hidden_results` in `suite.toml`).
 ///
-/// Ordered from strictest: several suites together use the strictest setting.
+/// Ordered from strictest. Suites of one run that give it differently are refused.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum HiddenResults {

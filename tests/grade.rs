@@ -646,3 +646,93 @@ fn the_game_started_ahead_that_no_scenario_plays_is_no_leak() {
         r["faults"]
     );
 }
+
+#[test]
+fn ctrl_c_gives_the_running_submissions_a_grace_then_stops_them_and_writes_the_summary() {
+    let (_keep, root) = tmp();
+    let class = root.join("class");
+    for (id, source) in [
+        (
+            "correct",
+            "fixtures/submissions/colab-6x6/correct/battleship.py",
+        ),
+        (
+            "hangs",
+            "fixtures/submissions/hostile/sleep_past_timeout.py",
+        ),
+    ] {
+        std::fs::create_dir_all(class.join(id)).unwrap();
+        std::fs::copy(source, class.join(id).join("battleship.py")).unwrap();
+    }
+    let out = root.join("graded");
+    let start = std::time::Instant::now();
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_broadside"))
+        .args([
+            "grade",
+            "--suite",
+            "fixtures/scenarios/colab-6x6",
+            "--submissions",
+        ])
+        .arg(&class)
+        .args(["--out", out.as_str(), "--jobs", "2", "--stop-grace", "1"])
+        // Each fire() sleeps 30 s: without the stop, this submission takes minutes.
+        .args(["--timeout", "60", "--scenario-timeout", "600"])
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Once `correct` is graded (its report written), Ctrl-C.
+    while !out.join("correct/report.json").is_file() {
+        assert!(start.elapsed().as_secs() < 60, "correct was never graded");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(child.id() as i32),
+        nix::sys::signal::Signal::SIGINT,
+    )
+    .unwrap();
+    let o = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        start.elapsed().as_secs() < 30,
+        "the hanging submission was waited out: {err}"
+    );
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("get 1 s to finish"), "{err}");
+    assert!(err.contains("interrupted: 1 not graded"), "{err}");
+    let summary = json(&out.join("summary.json"));
+    assert_eq!(summary["not_graded"], serde_json::json!(["hangs"]));
+    let ids: Vec<&str> = summary["submissions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["correct"]);
+    assert!(
+        !out.join("hangs").exists(),
+        "a stopped submission has no report"
+    );
+    // It is left for --resume, which grades only it (here a version that answers at once:
+    // the same flags, so `correct` counts as graded under the same settings).
+    std::fs::copy(
+        "fixtures/submissions/colab-6x6/correct/battleship.py",
+        class.join("hangs/battleship.py"),
+    )
+    .unwrap();
+    let (code, err) = grade(
+        "fixtures/scenarios/colab-6x6",
+        class.as_str(),
+        &out,
+        &[
+            "--resume",
+            "--jobs",
+            "2",
+            "--timeout",
+            "60",
+            "--scenario-timeout",
+            "600",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("(1 resumed)"), "{err}");
+}

@@ -58,8 +58,22 @@ pub struct GradeArgs {
     /// Extra spec files that scenarios may name; may repeat.
     #[arg(long = "spec")]
     specs: Vec<Utf8PathBuf>,
+    /// Seconds the submissions being graded get to finish after a Ctrl-C (or SIGTERM) before
+    /// they are stopped and left not graded.
+    #[arg(long, default_value_t = 10.0, value_parser = grace_secs)]
+    stop_grace: f64,
     #[command(flatten)]
     limits: LimitArgs,
+}
+
+/// `--stop-grace`: 0 to 3600 seconds.
+fn grace_secs(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if (0.0..=3600.0).contains(&v) => Ok(v),
+        _ => Err(format!(
+            "`{s}` is not a grace; expected seconds from 0 to 3600"
+        )),
+    }
 }
 
 /// `broadside grade`.
@@ -121,13 +135,17 @@ pub fn grade(args: GradeArgs) -> anyhow::Result<u8> {
     }
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("failed to create the output folder {}", args.out))?;
-    let stop = install_ctrl_c();
     let users = broadside::target::limits::claim_uid_block()
         .context("failed to claim users for the job slots")?;
     let limits = args.limits.limits(&suites.limits());
     let jobs = args.jobs.map_or_else(
         || std::thread::available_parallelism().map_or(1, |n| n.get()),
         usize::from,
+    );
+    let stop = install_ctrl_c(
+        std::time::Duration::from_secs_f64(args.stop_grace),
+        users.base,
+        jobs,
     );
     let plan = Plan {
         scenarios: &loaded.scenarios,
@@ -348,16 +366,53 @@ fn default_template(
 /// The first Ctrl-C (or SIGTERM, as a cancelled CI job sends) stops starting submissions
 /// (those running finish and keep their reports); a second one exits at once, and the
 /// children die with broadside (they are set to, at start).
-fn install_ctrl_c() -> &'static AtomicBool {
+/// Ctrl-C (or SIGTERM, as a cancelled CI job sends): the first lets no new submission start
+/// and gives those being graded `grace` to finish; when it runs out, or at a second Ctrl-C,
+/// the rest are stopped (their children killed, by mark and by the slots' users
+/// `base..base+jobs` when running as root) and left not graded, and the summary of what was
+/// graded is written all the same. A third Ctrl-C quits at once.
+fn install_ctrl_c(grace: std::time::Duration, base: u32, jobs: usize) -> &'static AtomicBool {
     static STOP: AtomicBool = AtomicBool::new(false);
-    let _ = ctrlc::set_handler(|| {
-        if STOP.swap(true, Ordering::SeqCst) {
-            std::process::exit(130);
+    static PRESSED: AtomicUsize = AtomicUsize::new(0);
+    let abort = move || {
+        if broadside::harness::ABORT.swap(true, Ordering::SeqCst) {
+            return;
         }
-        let _ = writeln!(
-            std::io::stderr(),
-            "\nstopping: the submissions being graded finish; Ctrl-C again to quit now"
-        );
+        // Kill for a while: a grading thread may be starting a child as the first go lands.
+        std::thread::spawn(move || {
+            for _ in 0..20 {
+                broadside::target::process::kill_every_marked();
+                if broadside::target::limits::running_as_root() {
+                    for slot in 0..jobs {
+                        let uid = base + u32::try_from(slot).unwrap_or(0);
+                        broadside::target::process::kill_user(uid);
+                    }
+                }
+                std::thread::sleep(std::time::Duration::from_millis(100));
+            }
+        });
+    };
+    let _ = ctrlc::set_handler(move || match PRESSED.fetch_add(1, Ordering::SeqCst) {
+        0 => {
+            STOP.store(true, Ordering::SeqCst);
+            let _ = writeln!(
+                std::io::stderr(),
+                "\nstopping: no new submission starts; those being graded get {:.0} s to finish, then are stopped and left not graded (Ctrl-C again to stop them now)",
+                grace.as_secs_f64()
+            );
+            std::thread::spawn(move || {
+                std::thread::sleep(grace);
+                abort();
+            });
+        }
+        1 => {
+            let _ = writeln!(
+                std::io::stderr(),
+                "\nstopping the submissions being graded now; the summary of those graded is still written (Ctrl-C again to quit at once)"
+            );
+            abort();
+        }
+        _ => std::process::exit(130),
     });
     &STOP
 }

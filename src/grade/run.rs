@@ -72,7 +72,8 @@ pub type MakeTarget<'a> = dyn Fn(&Submission, usize) -> Result<Box<dyn Target>, 
 
 /// Grades every submission of `plan` with `jobs` threads, writing each one's files as soon as
 /// it is done. Returns one entry per submission in order: `None` for those not started
-/// because `stop` was set, `Err` when its files could not be written.
+/// because `stop` was set or stopped half-way by [`crate::harness::ABORT`] (neither has
+/// files written), `Err` when its files could not be written.
 pub fn grade(
     plan: &Plan<'_>,
     make: &MakeTarget<'_>,
@@ -92,7 +93,7 @@ pub fn grade(
                 if plan.stop.load(Ordering::SeqCst) {
                     return None;
                 }
-                let graded = grade_one(plan, &digest, make, sub);
+                let graded = grade_one(plan, &digest, make, sub)?;
                 progress.finished(&graded);
                 Some(graded)
             })
@@ -101,21 +102,26 @@ pub fn grade(
 }
 
 /// Grades one submission; `digest` is [`plan_digest`] of `plan`, computed once per run.
+/// `None` when the run was aborted while it played: nothing is written, it is not graded.
 fn grade_one(
     plan: &Plan<'_>,
     digest: &str,
     make: &MakeTarget<'_>,
     sub: &Submission,
-) -> Result<Graded, String> {
+) -> Option<Result<Graded, String>> {
     let dir = plan.out.join(&sub.id);
     if plan.resume
         && let Some(report) = already_graded(&dir, digest, &plan.formats)
     {
-        return Ok(Graded {
+        return Some(Ok(Graded {
             id: sub.id.clone(),
             report,
             resumed: true,
-        });
+        }));
+    }
+    let aborted = || crate::harness::ABORT.load(Ordering::SeqCst);
+    if aborted() {
+        return None;
     }
     let start = std::time::Instant::now();
     let slot = rayon::current_thread_index().unwrap_or(0);
@@ -128,7 +134,10 @@ fn grade_one(
     }
     // A target that cannot be made is the grader's problem (no compiler, a folder it cannot
     // read): the submission is left ungraded, to be retried with --resume, never charged.
-    let mut target = make(sub, slot).map_err(|e| format!("{}: {e}", sub.id))?;
+    let mut target = match make(sub, slot) {
+        Ok(t) => t,
+        Err(e) => return Some(Err(format!("{}: {e}", sub.id))),
+    };
     let (results, mut faults) = run_submission(plan.scenarios, target.as_mut());
     let name = target.name();
     let mut notes = target.notes();
@@ -140,17 +149,23 @@ fn grade_one(
     if let Some(uid) = user {
         faults.extend(crate::target::process::sweep_user(uid));
     }
+    // Cut short: its children were killed under it, so what it answered is not its own.
+    if aborted() {
+        return None;
+    }
     let mut report = Report::new(name, results);
     report.faults = faults;
     report.notes = notes;
     report.elapsed_ms = millis(start.elapsed());
     report.scenarios_digest = Some(digest.to_string());
-    write_reports(&dir, &report, &plan.formats, plan.hidden)?;
-    Ok(Graded {
+    if let Err(e) = write_reports(&dir, &report, &plan.formats, plan.hidden) {
+        return Some(Err(e));
+    }
+    Some(Ok(Graded {
         id: sub.id.clone(),
         report,
         resumed: false,
-    })
+    }))
 }
 
 /// The digest of what a plan's reports depend on besides the submission.

@@ -555,6 +555,10 @@ pub fn millis(d: std::time::Duration) -> u64 {
 /// one child plays them all, and state a submission keeps between scenarios (a module-level
 /// list of every call) must never carry a hidden scenario's steps into a visible one's
 /// output.
+/// Set when a run is cut short (`grade`'s second Ctrl-C, or its grace after the first ran
+/// out): no further scenario starts, and what was played is thrown away, not graded.
+pub static ABORT: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
 pub fn run_submission(
     scenarios: &[Scenario],
     target: &mut dyn Target,
@@ -573,6 +577,9 @@ pub fn run_submission(
     let start = std::time::Instant::now();
     let budget = target.budget();
     for i in order {
+        if ABORT.load(std::sync::atomic::Ordering::SeqCst) {
+            break;
+        }
         results[i] = Some(match budget {
             Some(b) if start.elapsed() >= b => not_run(&scenarios[i], b),
             _ => run_timed(&scenarios[i], target),

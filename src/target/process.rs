@@ -610,6 +610,29 @@ pub fn child_env() -> Vec<(String, String)> {
     ]
 }
 
+/// Kills every process a target of this broadside process started that still carries its
+/// mark (see [`new_marker`]), and reaps those that were its children. For stopping a run
+/// short; a process that shed its environment is found by its user instead ([`kill_user`]).
+pub fn kill_every_marked() -> usize {
+    let needle = format!("{MARK}={}-", std::process::id());
+    let mut killed = 0;
+    for (pid, dir) in processes() {
+        let Ok(env) = std::fs::read(dir.join("environ")) else {
+            continue;
+        };
+        if env
+            .split(|b| *b == 0)
+            .any(|kv| kv.starts_with(needle.as_bytes()))
+        {
+            let p = nix::unistd::Pid::from_raw(pid);
+            let _ = nix::sys::signal::kill(p, nix::sys::signal::Signal::SIGKILL);
+            let _ = nix::sys::wait::waitpid(p, Some(nix::sys::wait::WaitPidFlag::WNOHANG));
+            killed += 1;
+        }
+    }
+    killed
+}
+
 /// The environment variable name of the mark (see [`new_marker`]).
 pub const MARK_VAR: &str = MARK;
 

@@ -29,6 +29,9 @@ fn limits(answer_secs: u64) -> Limits {
 }
 
 fn play(target: &str, scenario_path: &str, answer_secs: u64) -> ScenarioResult {
+    if target.starts_with("java:") {
+        common::needs_jdk();
+    }
     let mut t = from_spec(target, limits(answer_secs), NOBODY).unwrap();
     run_scenario(&scenario(scenario_path), t.as_mut())
 }
@@ -81,6 +84,7 @@ fn a_flood_at_end_of_input_is_called_a_loop_at_end_of_input() {
 /// points, and the first line says why, before the trace and the rules left unseen.
 #[test]
 fn a_window_program_scores_nothing_and_says_why_in_one_line() {
+    common::needs_jdk();
     let r = play(
         "java:fixtures/submissions/battleboats/swing-dialogs",
         HITS,
@@ -182,6 +186,7 @@ fn a_process_left_behind_is_killed() {
 
 #[test]
 fn java_sources_in_latin1_with_a_package_or_a_bom_compile() {
+    common::needs_jdk();
     for dir in ["latin1", "packaged"] {
         let r = play(&format!("java:tests/fixtures/java/{dir}"), HITS, 10);
         // They compile and run (and end at once, which the dialogue calls a divergence).
@@ -191,6 +196,7 @@ fn java_sources_in_latin1_with_a_package_or_a_bom_compile() {
 
 #[test]
 fn java_that_does_not_compile_or_has_no_main_is_a_setup_fault() {
+    common::needs_jdk();
     let r = play("java:tests/fixtures/java/does-not-compile", HITS, 10);
     let (kind, message) = fault_of(&r);
     assert_eq!(kind, FaultKind::Setup);
@@ -224,6 +230,7 @@ fn the_reference_plays_no_dialogue_and_a_program_no_step_scenario() {
 
 #[test]
 fn a_program_target_notes_the_step_scenarios_it_left_out() {
+    common::needs_jdk();
     let out = broadside()
         .args([
             "run",
@@ -256,6 +263,7 @@ fn a_process_the_program_leaves_in_its_group_is_a_leak_not_a_hang() {
 
 #[test]
 fn where_reads_cannot_be_seen_a_quiet_spell_stands_in() {
+    common::needs_jdk();
     let out = broadside()
         .env("BROADSIDE_QUIET_INPUT", "1")
         .args([
@@ -311,6 +319,7 @@ fn the_published_dialogues_are_built_in() {
 /// Correct programs in styles the samples do not use (a second reviewer's): each passes.
 #[test]
 fn correct_programs_in_other_styles_pass() {
+    common::needs_jdk();
     let runs = [
         // A drone count on the line after "Scanning row 3...", "Turns taken: 22, Shots
         // fired: 20", and "Boats sunk: 1 of 5" after every shot.
@@ -414,6 +423,7 @@ fn report_waiting_by(wait: &str, scenarios: &str, target: &str) -> (Option<i32>,
 
 #[test]
 fn broadsides_launchers_announce_every_question_and_change_no_report() {
+    common::needs_jdk();
     // With announcements alone (no look at the kernel) a program whose launcher did not
     // announce a question would time out; every scenario passes, and the reports of the
     // correct samples are the same as when the questions are read off the kernel.

@@ -7,6 +7,7 @@ use common::broadside;
 
 #[test]
 fn a_transition_that_loops_forever_is_a_timeout_and_the_rest_is_graded() {
+    common::needs_ghc();
     let out = broadside()
         .args([
             "run",

@@ -125,6 +125,7 @@ fn verdict(name: &str, want: &Expected, results: &[ScenarioResult]) -> Vec<Strin
 
 #[test]
 fn header_compiles_cleanly_as_c11() {
+    common::needs_cc();
     let dir = tempfile::tempdir().unwrap();
     let src = dir.path().join("use.c");
     std::fs::write(
@@ -149,6 +150,7 @@ fn header_compiles_cleanly_as_c11() {
 
 #[test]
 fn every_sample_gets_its_pinned_verdict() {
+    common::needs_cc();
     let expected = expected();
     let folders: BTreeSet<String> = std::fs::read_dir(SAMPLES)
         .unwrap()
@@ -202,6 +204,7 @@ fn the_abi_covers_solo_10x10_and_battleboats() {
 
 #[test]
 fn a_prebuilt_library_is_graded_as_it_is() {
+    common::needs_cc();
     let dir = tempfile::tempdir().unwrap();
     let lib = dir.path().join("libboats.so");
     let header = Path::new(env!("CARGO_MANIFEST_DIR")).join("specs/abi");
@@ -245,6 +248,7 @@ fn a_missing_path_is_an_error_of_the_run_not_of_the_student() {
 
 #[test]
 fn the_cli_grades_a_native_submission_end_to_end() {
+    common::needs_cc();
     let out = std::process::Command::new(WORKER)
         .args([
             "run",
@@ -320,6 +324,7 @@ fn a_folder_with_nothing_to_build_is_a_setup_fault() {
 
 #[test]
 fn makefile_builds_as_root_run_as_nobody_in_a_jail() {
+    common::needs_cc();
     if !broadside::target::limits::running_as_root() {
         eprintln!("skipped: only root can drop builds to nobody");
         return;
@@ -466,6 +471,7 @@ fn the_grader_survives_hostile_libraries_and_says_where_they_ended() {
 
 #[test]
 fn grade_builds_and_grades_a_class_of_native_submissions() {
+    common::needs_cc();
     let class = tempfile::tempdir().unwrap();
     let out = tempfile::tempdir().unwrap();
     for sample in ["correct-c", "off-by-one-bounds", "does-not-compile"] {
@@ -534,6 +540,7 @@ fn without_namespaces_a_native_submission_is_still_graded_and_contained() {
 
 #[test]
 fn fuzzing_finds_the_off_by_one_sample_and_shrinks_it_to_one_shot() {
+    common::needs_cc();
     let out = tempfile::tempdir().unwrap();
     let case = out.path().join("case.toml");
     let run = std::process::Command::new(WORKER)

@@ -44,6 +44,11 @@ struct Expected {
 /// `kind`: the target kind for the samples (`python`, `haskell`); `at_least`: how many samples
 /// (the correct one included) the assignment must have.
 fn check(assignment: &str, kind: &str, at_least: usize) {
+    match kind {
+        "haskell" => common::needs_ghc(),
+        "java" => common::needs_jdk(),
+        _ => {}
+    }
     let dir = format!("fixtures/submissions/{assignment}");
     let text = std::fs::read_to_string(format!("{dir}/expected.toml")).unwrap();
     let expected: BTreeMap<String, Expected> = toml::from_str(&text).unwrap();

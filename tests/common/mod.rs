@@ -40,3 +40,51 @@ pub fn fail_sets(
         )
     })
 }
+
+/// Fails the test, naming the tool and how to install it, unless `program` (or the program
+/// the variable `env` names, when set) runs. A missing tool fails, never skips: `.ci/run`
+/// installs every tool the tests need.
+pub fn needs(program: &str, env: Option<&str>, install: &str) {
+    let named = env.and_then(|e| std::env::var(e).ok());
+    let run = named.clone().unwrap_or_else(|| program.to_string());
+    let runs = std::process::Command::new(&run)
+        .arg("--version")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok();
+    let by = match (env, named) {
+        (Some(e), Some(_)) => format!(" (named by {e})"),
+        (Some(e), None) => format!(" (or another named by {e})"),
+        _ => String::new(),
+    };
+    assert!(
+        runs,
+        "this test needs `{run}`{by}, which does not run on this machine: {install} (.ci/run installs it)"
+    );
+}
+
+/// GHC, for `haskell:` targets.
+pub fn needs_ghc() {
+    needs("ghc", Some("BROADSIDE_GHC"), "apt-get install ghc");
+}
+
+/// A JDK's `javac` and `java`, for `java:` targets.
+pub fn needs_jdk() {
+    needs(
+        "javac",
+        Some("BROADSIDE_JAVAC"),
+        "apt-get install openjdk-17-jdk-headless",
+    );
+    needs(
+        "java",
+        Some("BROADSIDE_JAVA"),
+        "apt-get install openjdk-17-jdk-headless",
+    );
+}
+
+/// A C compiler and make, for `native:` targets built from C sources.
+pub fn needs_cc() {
+    needs("cc", None, "apt-get install gcc make");
+    needs("make", None, "apt-get install make");
+}

@@ -135,6 +135,23 @@ enum Command {
         #[arg(long = "spec")]
         specs: Vec<Utf8PathBuf>,
     },
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell) for broadside.
+    #[command(
+        after_help = "Examples:\n  broadside completions bash > ~/.local/share/bash-completion/completions/broadside\n  broadside completions zsh > ~/.zfunc/_broadside"
+    )]
+    Completions {
+        /// The shell to complete in.
+        shell: clap_complete::Shell,
+    },
+    /// Print broadside's man page (roff), or a command's (`broadside-run(1)`), made from the
+    /// same definitions as `--help`.
+    #[command(
+        after_help = "Examples:\n  broadside man > broadside.1 && man ./broadside.1\n  for c in run grade merge fuzz list show check completions; do broadside man $c > broadside-$c.1; done"
+    )]
+    Man {
+        /// A command, e.g. `run`; none for the page of broadside itself.
+        command: Option<String>,
+    },
     /// Internal: load a native submission's library and serve the protocol on stdin/stdout
     /// (the child that `--target native:PATH` starts).
     #[command(name = "__native-worker", hide = true)]
@@ -728,6 +745,32 @@ fn real_main(cli: Cli) -> anyhow::Result<u8> {
                 Ok(exit::BAD_INPUT)
             }
         },
+        Command::Completions { shell } => {
+            let mut cli = <Cli as clap::CommandFactory>::command();
+            clap_complete::generate(shell, &mut cli, "broadside", &mut std::io::stdout());
+            Ok(exit::PASSED)
+        }
+        Command::Man { command } => {
+            let cli = <Cli as clap::CommandFactory>::command();
+            let cmd = match &command {
+                None => cli,
+                Some(name) => {
+                    let Some(sub) = cli
+                        .get_subcommands()
+                        .find(|c| c.get_name() == name && !c.is_hide_set())
+                    else {
+                        anyhow::bail!("no command `{name}`; `broadside --help` lists them");
+                    };
+                    sub.clone()
+                        .name(format!("broadside-{name}"))
+                        .version(env!("CARGO_PKG_VERSION"))
+                }
+            };
+            let mut page = Vec::new();
+            clap_mangen::Man::new(cmd).render(&mut page)?;
+            std::io::stdout().write_all(&page)?;
+            Ok(exit::PASSED)
+        }
         Command::List => {
             let specs = broadside::spec::SpecSet::builtin();
             let mut out = anstream::stdout();

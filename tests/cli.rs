@@ -774,3 +774,60 @@ fn prairielearn_results_go_to_a_results_folder_that_does_not_exist_yet() {
     assert!(score > 0.0 && score < 1.0, "{score}");
     assert_eq!(v["tests"].as_array().unwrap().len(), 28);
 }
+
+#[test]
+fn shell_completions_load_in_bash_and_the_man_page_lists_every_command() {
+    let out = broadside().args(["completions", "bash"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let script = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        script.contains("--stop-grace") && script.contains("prairielearn"),
+        "{script}"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("broadside.bash");
+    std::fs::write(&file, &script).unwrap();
+    // Sourced by a real bash, it registers a completion for `broadside`.
+    let bash = std::process::Command::new("bash")
+        .arg("-c")
+        .arg(format!(
+            "source {} && complete -p broadside",
+            file.display()
+        ))
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&bash.stdout).contains("_broadside"),
+        "{}",
+        String::from_utf8_lossy(&bash.stderr)
+    );
+    let out = broadside().arg("man").output().unwrap();
+    let page = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        page.starts_with(".ie") && page.contains(".TH broadside 1"),
+        "{page}"
+    );
+    // Every page the main page refers to exists.
+    for cmd in [
+        "run",
+        "grade",
+        "merge",
+        "fuzz",
+        "list",
+        "show",
+        "check",
+        "completions",
+    ] {
+        assert!(page.contains(&format!("broadside\\-{cmd}(1)")), "{cmd}");
+        let out = broadside().args(["man", cmd]).output().unwrap();
+        let sub = String::from_utf8(out.stdout).unwrap();
+        assert!(sub.contains(&format!(".TH broadside-{cmd} 1")), "{sub}");
+    }
+    let grade = broadside().args(["man", "grade"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&grade.stdout).contains("stop\\-grace"));
+    broadside().args(["man", "nosuch"]).assert().code(2);
+    assert!(
+        !page.contains("native\\-worker"),
+        "the internal command stays out"
+    );
+}

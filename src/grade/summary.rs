@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// The summary of a class (or of one shard of it).
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
 pub struct ClassSummary {
     pub format_version: u32,
     /// `broadside <version>`.
@@ -30,7 +30,7 @@ pub struct ClassSummary {
 }
 
 /// One submission's line in the summary.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
 pub struct SubmissionRow {
     pub id: String,
     pub score: f64,
@@ -55,7 +55,7 @@ pub struct SubmissionRow {
 }
 
 /// How the class did on one scenario.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
 pub struct ScenarioRate {
     pub id: String,
     pub title: String,

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 pub const FORMAT_VERSION: u32 = 1;
 
 /// A whole run: one target against a list of scenarios.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Report {
     pub format_version: u32,
     /// `broadside <version>`.
@@ -34,7 +34,7 @@ pub struct Report {
 }
 
 /// Counts over the scenarios of a report.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
 pub struct Summary {
     pub scenarios: usize,
     pub passed: usize,
@@ -54,7 +54,7 @@ pub struct Summary {
 }
 
 /// How a scenario ended.
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Status {
     Passed,
@@ -65,7 +65,7 @@ pub enum Status {
 }
 
 /// One scenario's result.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ScenarioResult {
     /// The scenario file, as given on the command line.
     pub path: String,
@@ -130,7 +130,7 @@ pub struct ScenarioResult {
 }
 
 /// How a dialogue judged one handout rule.
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Verdict {
     /// Seen, and every time as the handout says.
@@ -154,7 +154,7 @@ impl Verdict {
 }
 
 /// One line of a dialogue's marking sheet.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq, schemars::JsonSchema)]
 pub struct RuleResult {
     /// The rule's id, e.g. `penalty-on-repeat`.
     pub rule: String,
@@ -203,7 +203,7 @@ pub fn round_to(v: f64, places: i32) -> f64 {
 }
 
 /// Where and how a target first differed from the scenario.
-#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq, schemars::JsonSchema)]
 pub struct Divergence {
     /// 1-based step number; `None` for the `[end]` checks.
     pub step: Option<usize>,
@@ -250,7 +250,7 @@ pub struct Divergence {
 
 /// How a later divergence stands to the earlier ones of its scenario, so that a student
 /// reads the cause first.
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Follows {
     /// The same check failed the same way before: one bug, seen again.

@@ -12,7 +12,18 @@ use std::sync::Arc;
 ///
 /// Ordered from most to least open: a suite's hidden folder can only make a scenario less
 /// visible (`max` of the two).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Serialize,
+    serde::Deserialize,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum Visibility {
     /// Students see everything: steps, expectations, the divergence.

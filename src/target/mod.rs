@@ -414,7 +414,9 @@ pub enum Observed {
 }
 
 /// How a target failed to answer at all (as opposed to answering wrongly).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum FaultKind {
     /// The target refused the scenario's setup.
@@ -444,7 +446,16 @@ pub enum FaultKind {
 }
 
 /// A target's failure to answer, with what it said.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize, thiserror::Error)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Eq,
+    Serialize,
+    serde::Deserialize,
+    thiserror::Error,
+    schemars::JsonSchema,
+)]
 #[error("{}: {message}", kind.word())]
 pub struct Fault {
     pub kind: FaultKind,

@@ -363,9 +363,6 @@ fn default_template(
     }
 }
 
-/// The first Ctrl-C (or SIGTERM, as a cancelled CI job sends) stops starting submissions
-/// (those running finish and keep their reports); a second one exits at once, and the
-/// children die with broadside (they are set to, at start).
 /// Ctrl-C (or SIGTERM, as a cancelled CI job sends): the first lets no new submission start
 /// and gives those being graded `grace` to finish; when it runs out, or at a second Ctrl-C,
 /// the rest are stopped (their children killed, by mark and by the slots' users

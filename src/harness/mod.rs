@@ -547,6 +547,10 @@ pub fn millis(d: std::time::Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
 }
 
+/// Set when a run is cut short (`grade`'s second Ctrl-C, or its grace after the first ran
+/// out): no further scenario starts, and what was played is thrown away, not graded.
+pub static ABORT: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
 /// Grades a submission: every scenario it [`plays`], then [`Target::finish`], whose faults
 /// (a `leak`) belong to the submission as a whole. Results come back in the scenarios'
 /// order, without the scenarios it does not play ([`skipped_note`] says which).
@@ -555,10 +559,6 @@ pub fn millis(d: std::time::Duration) -> u64 {
 /// one child plays them all, and state a submission keeps between scenarios (a module-level
 /// list of every call) must never carry a hidden scenario's steps into a visible one's
 /// output.
-/// Set when a run is cut short (`grade`'s second Ctrl-C, or its grace after the first ran
-/// out): no further scenario starts, and what was played is thrown away, not graded.
-pub static ABORT: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
 pub fn run_submission(
     scenarios: &[Scenario],
     target: &mut dyn Target,

@@ -344,7 +344,7 @@ fn check_out_folder(
 
 /// `python:{}`, `haskell:{}` or `java:{}` when every scenario is for an assignment students
 /// write in that language.
-fn default_template(
+pub fn default_template(
     scenarios: &[broadside::scenario::Scenario],
     specs: &broadside::spec::SpecSet,
 ) -> anyhow::Result<String> {

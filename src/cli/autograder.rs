@@ -1,0 +1,198 @@
+//! `broadside autograder`: the Gradescope autograder zip for a course's suites — this
+//! broadside binary, the suites, a `setup.sh` that installs what the assignment's language
+//! needs and a `run_autograder` that writes `/autograder/results/results.json`.
+//!
+//! Gradescope's layout (its "Autograder Specifications"): the zip is unpacked into
+//! `/autograder/source`, `setup.sh` runs once when the image is built, and for each
+//! submission `/autograder/run_autograder` (copied from the source folder by Gradescope's
+//! harness) runs with the student's files in `/autograder/submission`. Gradescope does not
+//! create `/autograder/results`: the script does. Its standard output is the instructors'
+//! "Autograder Output" box: broadside's one-line summary goes there.
+
+use crate::{exit, joined, print_diagnostics};
+use anyhow::Context;
+use broadside::load;
+use camino::{Utf8Path, Utf8PathBuf};
+use std::io::Write;
+
+/// The flags of `broadside autograder`.
+#[derive(clap::Args)]
+pub struct AutograderArgs {
+    /// A folder of scenarios, with an optional suite.toml; may repeat (e.g. published and
+    /// hidden).
+    #[arg(long = "suite", required = true)]
+    suites: Vec<Utf8PathBuf>,
+    /// The zip to write, e.g. `autograder.zip`.
+    #[arg(long)]
+    out: Utf8PathBuf,
+    /// How to run the submission, with `{}` for its folder [default: `python:{}`,
+    /// `haskell:{}` or `java:{}` by the assignment's language].
+    #[arg(long)]
+    target: Option<String>,
+    /// Extra spec files that scenarios may name; may repeat (packed beside the suites).
+    #[arg(long = "spec")]
+    specs: Vec<Utf8PathBuf>,
+}
+
+/// `broadside autograder`.
+pub fn autograder(args: AutograderArgs) -> anyhow::Result<u8> {
+    let specs = match load::specs(&args.specs) {
+        Ok(s) => s,
+        Err(errors) => {
+            print_diagnostics(&errors);
+            return Ok(exit::BAD_INPUT);
+        }
+    };
+    let (loaded, _) = load::load_suites(&args.suites, &specs);
+    if !loaded.errors.is_empty() {
+        print_diagnostics(&loaded.errors);
+        return Ok(exit::BAD_INPUT);
+    }
+    if loaded.scenarios.is_empty() {
+        anyhow::bail!("no scenarios found under {}", joined(&args.suites));
+    }
+    let template = match &args.target {
+        Some(t) => t.clone(),
+        None => super::grade::default_template(&loaded.scenarios, &specs)?,
+    };
+    if !template.contains("{}") {
+        anyhow::bail!("--target `{template}` has no `{{}}` where the submission's folder goes");
+    }
+    // One suite is packed as `suites/`; several as `suites/<folder name>`.
+    let mut packed: Vec<(Utf8PathBuf, String)> = Vec::new();
+    for dir in &args.suites {
+        let name = match args.suites.len() {
+            1 => "suites".to_string(),
+            _ => format!(
+                "suites/{}",
+                dir.canonicalize_utf8()
+                    .ok()
+                    .and_then(|d| d.file_name().map(str::to_string))
+                    .unwrap_or_else(|| "suite".into())
+            ),
+        };
+        if packed.iter().any(|(_, n)| *n == name) {
+            anyhow::bail!("two suites are named `{name}`; give them folders of different names");
+        }
+        packed.push((dir.clone(), name));
+    }
+    let languages: std::collections::BTreeSet<String> = loaded
+        .scenarios
+        .iter()
+        .filter_map(|s| specs.get(&s.assignment).map(|spec| spec.language.clone()))
+        .collect();
+    let spec_names: Vec<String> = args
+        .specs
+        .iter()
+        .map(|s| format!("specs/{}", s.file_name().unwrap_or("spec.toml")))
+        .collect();
+    let paths: Vec<&str> = packed.iter().map(|(_, n)| n.as_str()).collect();
+    let run = run_autograder(&template, &paths, &spec_names);
+    let setup = setup_sh(&template, &languages);
+    write_zip(&args.out, &packed, &args.specs, &spec_names, &setup, &run)
+        .with_context(|| format!("failed to write {}", args.out))?;
+    let _ = writeln!(
+        anstream::stderr(),
+        "wrote {}: broadside, setup.sh, run_autograder and {} ({} scenarios); upload it as the assignment's autograder and set its points to the suites' total",
+        args.out,
+        paths.join(", "),
+        loaded.scenarios.len()
+    );
+    Ok(exit::PASSED)
+}
+
+/// The `run_autograder` script. `AUTOGRADER_ROOT` (default `/autograder`) lets a test lay the
+/// folders out elsewhere.
+fn run_autograder(template: &str, suites: &[&str], specs: &[String]) -> String {
+    let target = template.replace("{}", "$root/submission");
+    let spec_flags: String = specs.iter().map(|s| format!(" --spec {s}")).collect();
+    format!(
+        r#"#!/bin/sh
+# Made by `broadside autograder`. Gradescope runs it with the student's files in
+# /autograder/submission and reads /autograder/results/results.json.
+root="${{AUTOGRADER_ROOT:-/autograder}}"
+mkdir -p "$root/results"
+cd "$root/source" || exit 2
+# Gradescope's container gives no namespaces, so student code is not jailed there: the
+# suites are readable by root only (the student's code runs as an unprivileged user).
+chmod -R go-rwx suites
+./broadside run {suites}{spec_flags} \
+  --target "{target}" \
+  --format gradescope --out "$root/results/results.json"
+status=$?
+# 0 and 1 are a score (all passed, some failed); anything else is the grader's failure,
+# which Gradescope shows as an autograder error instead of a zero.
+[ "$status" -le 1 ] && exit 0
+exit "$status"
+"#,
+        suites = suites.join(" "),
+    )
+}
+
+/// The `setup.sh` script: the packages the target kind and the assignments' languages need.
+fn setup_sh(template: &str, languages: &std::collections::BTreeSet<String>) -> String {
+    let mut packages: Vec<&str> = Vec::new();
+    let kind = template.split(':').next().unwrap_or_default();
+    for need in languages.iter().map(String::as_str).chain([kind]) {
+        let more: &[&str] = match need {
+            "python" => &["python3"],
+            "haskell" => &["ghc"],
+            "java" => &["openjdk-17-jdk-headless"],
+            "native" => &["gcc", "make"],
+            _ => &[],
+        };
+        for p in more {
+            if !packages.contains(p) {
+                packages.push(p);
+            }
+        }
+    }
+    format!(
+        "#!/bin/sh\n# Made by `broadside autograder`: what the submissions need to run.\nset -e\napt-get update\nDEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends {}\nchmod 755 /autograder/source/broadside /autograder/source/run_autograder\n",
+        packages.join(" ")
+    )
+}
+
+fn write_zip(
+    out: &Utf8Path,
+    suites: &[(Utf8PathBuf, String)],
+    specs: &[Utf8PathBuf],
+    spec_names: &[String],
+    setup: &str,
+    run: &str,
+) -> anyhow::Result<()> {
+    use zip::write::SimpleFileOptions;
+    if let Some(dir) = out.parent().filter(|d| !d.as_str().is_empty()) {
+        std::fs::create_dir_all(dir)?;
+    }
+    let file = std::fs::File::create(out)?;
+    let mut zip = zip::ZipWriter::new(file);
+    let exe = SimpleFileOptions::default().unix_permissions(0o755);
+    let plain = SimpleFileOptions::default().unix_permissions(0o644);
+    let binary = std::env::current_exe().context("could not find broadside's own executable")?;
+    zip.start_file("broadside", exe)?;
+    std::io::copy(&mut std::fs::File::open(&binary)?, &mut zip)?;
+    zip.start_file("setup.sh", exe)?;
+    zip.write_all(setup.as_bytes())?;
+    zip.start_file("run_autograder", exe)?;
+    zip.write_all(run.as_bytes())?;
+    for (dir, name) in suites {
+        for entry in walkdir::WalkDir::new(dir).sort_by_file_name() {
+            let entry = entry?;
+            let rel = entry.path().strip_prefix(dir.as_std_path())?;
+            let rel = rel
+                .to_str()
+                .context("a suite file whose name is not UTF-8")?;
+            if entry.file_type().is_file() {
+                zip.start_file(format!("{name}/{rel}"), plain)?;
+                std::io::copy(&mut std::fs::File::open(entry.path())?, &mut zip)?;
+            }
+        }
+    }
+    for (spec, name) in specs.iter().zip(spec_names) {
+        zip.start_file(name.as_str(), plain)?;
+        zip.write_all(&std::fs::read(spec)?)?;
+    }
+    zip.finish()?;
+    Ok(())
+}

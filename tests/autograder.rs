@@ -1,0 +1,127 @@
+//! `broadside autograder` builds a Gradescope autograder zip; its `run_autograder` runs in a
+//! scratch root laid out as Gradescope lays it out (`source/` the unpacked zip,
+//! `submission/` the student's files, no `results/` yet), as the harness would run it.
+
+use std::path::Path;
+
+/// Unpacks `zip` into `dir`, keeping each file's mode.
+fn unpack(zip: &Path, dir: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    let mut archive = zip::ZipArchive::new(std::fs::File::open(zip).unwrap()).unwrap();
+    for i in 0..archive.len() {
+        let mut entry = archive.by_index(i).unwrap();
+        let to = dir.join(entry.enclosed_name().unwrap());
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        let mut file = std::fs::File::create(&to).unwrap();
+        std::io::copy(&mut entry, &mut file).unwrap();
+        if let Some(mode) = entry.unix_mode() {
+            std::fs::set_permissions(&to, std::fs::Permissions::from_mode(mode)).unwrap();
+        }
+    }
+}
+
+#[test]
+fn the_built_autograder_grades_a_submission_in_gradescopes_layout() {
+    let scratch = tempfile::tempdir().unwrap();
+    let zip = scratch.path().join("autograder.zip");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_broadside"))
+        .args([
+            "autograder",
+            "--suite",
+            "examples/grading-repo/suites",
+            "--out",
+        ])
+        .arg(&zip)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for (submission, full) in [
+        ("fixtures/submissions/colab-6x6/correct/battleship.py", true),
+        (
+            "fixtures/submissions/colab-6x6/has-won-inverted/battleship.py",
+            false,
+        ),
+    ] {
+        let root = tempfile::tempdir().unwrap();
+        let autograder = root.path().join("autograder");
+        unpack(&zip, &autograder.join("source"));
+        let setup = std::fs::read_to_string(autograder.join("source/setup.sh")).unwrap();
+        assert!(
+            setup.contains("install -y --no-install-recommends python3"),
+            "{setup}"
+        );
+        std::fs::create_dir_all(autograder.join("submission")).unwrap();
+        std::fs::copy(submission, autograder.join("submission/battleship.py")).unwrap();
+        let run = std::process::Command::new(autograder.join("source/run_autograder"))
+            .env("AUTOGRADER_ROOT", &autograder)
+            .output()
+            .unwrap();
+        let log = String::from_utf8_lossy(&run.stderr);
+        assert_eq!(
+            run.status.code(),
+            Some(0),
+            "a failing student is a score: {log}"
+        );
+        // The instructors' "Autograder Output" box gets one line.
+        assert!(
+            log.contains("scenarios listed:") && log.contains("results.json"),
+            "{log}"
+        );
+        let results: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(autograder.join("results/results.json")).unwrap(),
+        )
+        .unwrap();
+        let score = results["score"].as_f64().unwrap();
+        assert_eq!(score == 100.0, full, "{results}");
+        assert!(score > 0.0);
+        assert_eq!(results["tests"].as_array().unwrap().len(), 6);
+        // A hidden scenario's steps stay out of what students see.
+        let hidden = results["tests"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["name"].as_str().unwrap().contains("hidden/"))
+            .unwrap();
+        assert!(
+            !hidden["output"].as_str().unwrap().contains("fire "),
+            "{hidden}"
+        );
+    }
+}
+
+#[test]
+fn a_grader_side_failure_is_an_autograder_error_not_a_zero() {
+    let scratch = tempfile::tempdir().unwrap();
+    let zip = scratch.path().join("autograder.zip");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_broadside"))
+        .args([
+            "autograder",
+            "--suite",
+            "examples/grading-repo/suites",
+            "--out",
+        ])
+        .arg(&zip)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let autograder = scratch.path().join("autograder");
+    unpack(&zip, &autograder.join("source"));
+    // No submission folder at all: broadside refuses the target (exit 2), and so does the
+    // script, so Gradescope reports its own failure instead of scoring the student 0.
+    let run = std::process::Command::new(autograder.join("source/run_autograder"))
+        .env("AUTOGRADER_ROOT", &autograder)
+        .output()
+        .unwrap();
+    assert_eq!(
+        run.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    assert!(!autograder.join("results/results.json").exists());
+}

@@ -817,6 +817,7 @@ fn shell_completions_load_in_bash_and_the_man_page_lists_every_command() {
         "show",
         "check",
         "completions",
+        "autograder",
     ] {
         assert!(page.contains(&format!("broadside\\-{cmd}(1)")), "{cmd}");
         let out = broadside().args(["man", cmd]).output().unwrap();

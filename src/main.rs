@@ -585,6 +585,16 @@ fn misplaced_paths(
             hints::self_check_command(target, specs)
         ));
     }
+    // A submission's folder where scenarios go: no TOML in it, a source file that is.
+    if let Some(folder) = paths
+        .iter()
+        .find(|p| p.is_dir() && hints::is_submission_folder(p))
+    {
+        let command = hints::self_check_command(&hints::target_for_folder(folder)?, specs);
+        return Some(format!(
+            "{folder} holds a submission, not scenarios: scenarios are TOML files, and a submission is named with --target\n  to check it against the published scenarios: {command}"
+        ));
+    }
     let source = paths
         .iter()
         .find(|p| p.is_file() && hints::kind_of_source(p).is_some())?;
@@ -771,7 +781,8 @@ fn real_main(cli: Cli) -> anyhow::Result<u8> {
             Ok(exit::PASSED)
         }
         Command::Man { command } => {
-            let cli = <Cli as clap::CommandFactory>::command();
+            let mut cli = <Cli as clap::CommandFactory>::command();
+            cli.build(); // adds the `help` command the main page lists
             let cmd = match &command {
                 None => cli,
                 Some(name) => {

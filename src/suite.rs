@@ -131,7 +131,7 @@ pub struct Suite {
     pub total_points: Option<Spanned<f64>>,
     #[serde(default)]
     pub hidden: Vec<Spanned<String>>,
-    pub hidden_results: Option<HiddenResults>,
+    pub hidden_results: Option<Spanned<HiddenResults>>,
     /// How a scenario not passed is credited: `check` (the default), a share of its checks;
     /// `scenario`, nothing.
     pub credit: Option<crate::scenario::Credit>,
@@ -340,7 +340,7 @@ impl Suites {
     pub fn hidden_results(&self) -> HiddenResults {
         self.0
             .iter()
-            .find_map(|s| s.suite.hidden_results)
+            .find_map(|s| s.suite.hidden_results.as_ref().map(|h| *h.get_ref()))
             .unwrap_or_default()
     }
 
@@ -380,28 +380,28 @@ impl Suites {
                                 f.source.path
                             ),
                         )
-                        .expected(format!("the same `{name}` in both suites, or in one of them only (or the flag `--{}`)", name.replace('_', "-"))),
+                        .expected(format!("the same `{name}` in both suites, or in one of them only")),
                     ),
                     Some(_) => {}
                 }
             }
         }
-        let said: Vec<(&LoadedSuite, HiddenResults)> = self
+        let said: Vec<(&LoadedSuite, &Spanned<HiddenResults>)> = self
             .0
             .iter()
-            .filter_map(|s| s.suite.hidden_results.map(|h| (s, h)))
+            .filter_map(|s| s.suite.hidden_results.as_ref().map(|h| (s, h)))
             .collect();
         if let Some((first, h)) = said.first() {
             for (s, other) in &said[1..] {
-                if other != h {
+                if other.get_ref() != h.get_ref() {
                     out.push(
                         Diagnostic::new(
                             &s.source,
-                            None,
+                            Some(other.span()),
                             format!(
                                 "`hidden_results = \"{}\"` disagrees with `hidden_results = \"{}\"` in {}: students see every hidden scenario of a run the same way",
-                                word(*other),
-                                word(*h),
+                                word(*other.get_ref()),
+                                word(*h.get_ref()),
                                 first.source.path
                             ),
                         )

@@ -162,16 +162,31 @@ fn the_natural_first_mistakes_are_answered_with_the_command_meant() {
         )),
         "{err}"
     );
-    // A Java program is named by its folder; its assignment cannot be told from its
-    // functions, so both Java assignments are offered.
-    let err = refused(&[
-        "run",
-        "fixtures/submissions/battleboats/correct/BattleBoatsGame.java",
-    ]);
+    // A Java program is named by its folder; its assignment is told by its own words (a
+    // `GrenadeWar` class, a `drone` command).
+    for (file, assignment) in [
+        ("battleboats/correct/BattleBoatsGame.java", "battleboats"),
+        (
+            "grenades-8x8/eof-flood-loop/GrenadeWar.java",
+            "grenades-8x8",
+        ),
+    ] {
+        let err = refused(&["run", &format!("fixtures/submissions/{file}")]);
+        let folder = file.rsplit_once('/').unwrap().0;
+        assert!(
+            err.contains(&format!(
+                "--assignment {assignment} --target java:fixtures/submissions/{folder}\n"
+            )),
+            "{err}"
+        );
+    }
+    // A submission's folder where scenarios go.
+    let err = refused(&["run", "fixtures/submissions/colab-6x6/correct"]);
     assert!(
-        err.contains(
-            "--assignment battleboats --target java:fixtures/submissions/battleboats/correct"
-        ) && err.contains("(or --assignment grenades-8x8)"),
+        err.contains("holds a submission, not scenarios")
+            && err.contains(
+                "--assignment colab-6x6 --target python:fixtures/submissions/colab-6x6/correct"
+            ),
         "{err}"
     );
     // A target kind spelt `py:`.
@@ -377,6 +392,7 @@ fn two_suites_share_their_settings_and_a_setting_they_disagree_on_is_refused() {
         err.contains("`hidden_results = \"none\"` disagrees with `hidden_results = \"status\"`"),
         "{err}"
     );
+    assert!(err.contains("hidden/suite.toml:2:18"), "{err}");
 }
 
 #[test]
@@ -818,6 +834,7 @@ fn shell_completions_load_in_bash_and_the_man_page_lists_every_command() {
         "check",
         "completions",
         "autograder",
+        "help",
     ] {
         assert!(page.contains(&format!("broadside\\-{cmd}(1)")), "{cmd}");
         let out = broadside().args(["man", cmd]).output().unwrap();

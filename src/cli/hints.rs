@@ -31,6 +31,33 @@ pub fn target_for_source(path: &Utf8Path) -> Option<String> {
     Some(format!("{kind}:{}", shlex::try_quote(at.as_str()).ok()?))
 }
 
+/// Whether `dir` looks like a submission, not scenarios: no `.toml` directly in it and a
+/// source file [`kind_of_source`] knows.
+pub fn is_submission_folder(dir: &Utf8Path) -> bool {
+    let Ok(entries) = dir.read_dir_utf8() else {
+        return false;
+    };
+    let names: Vec<Utf8PathBuf> = entries
+        .filter_map(Result::ok)
+        .map(|e| e.path().to_owned())
+        .collect();
+    !names.iter().any(|p| p.extension() == Some("toml"))
+        && names.iter().any(|p| kind_of_source(p).is_some())
+}
+
+/// The target that grades the submission folder `dir`: the kind of its first source file.
+pub fn target_for_folder(dir: &Utf8Path) -> Option<String> {
+    let mut files: Vec<Utf8PathBuf> = dir
+        .read_dir_utf8()
+        .ok()?
+        .filter_map(Result::ok)
+        .map(|e| e.path().to_owned())
+        .collect();
+    files.sort();
+    let kind = files.iter().find_map(|p| kind_of_source(p))?;
+    Some(format!("{kind}:{}", shlex::try_quote(dir.as_str()).ok()?))
+}
+
 /// The command that checks `target` (as the user typed it, a typo in its kind mended)
 /// against the published scenarios of the assignment it is most likely written for.
 pub fn self_check_command(target: &str, specs: &SpecSet) -> String {
@@ -83,7 +110,24 @@ fn named(spec: &Spec, text: &str) -> usize {
         .collect();
     functions.sort_unstable();
     functions.dedup();
-    functions.iter().filter(|f| text.contains(*f)).count()
+    let functions = functions.iter().filter(|f| text.contains(*f)).count();
+    // Whole programs define no checked functions: their own words tell them apart (a
+    // `GrenadeWar` class, a `drone` command), as the assignment's id and powers name them.
+    let lower = text.to_lowercase();
+    let mut words: Vec<String> = spec
+        .id
+        .split(|c: char| !c.is_ascii_alphabetic())
+        .filter(|w| w.len() > 3)
+        .map(|w| w.trim_end_matches('s').to_lowercase())
+        .collect();
+    let rules = spec.rules(None);
+    if rules.is_some_and(|r| r.drone_uses.is_some()) {
+        words.push("drone".into());
+    }
+    if rules.is_some_and(|r| r.missile_uses.is_some()) {
+        words.push("missile".into());
+    }
+    functions + words.iter().filter(|w| lower.contains(w.as_str())).count()
 }
 
 /// The text of `path`, or of the source files directly in it when it is a folder.

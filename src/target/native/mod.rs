@@ -61,6 +61,16 @@ pub fn target_with_build_timeout(
 }
 
 /// The one way the targets above are made: build, prepare the private folder, start nothing.
+/// Why this broadside cannot grade `native:` submissions, if it cannot: a statically linked
+/// build (musl with `crt-static`) has no dynamic loader, so every library would fail to load
+/// and the student would be blamed for it. That is the grader's error, refused before any
+/// submission is touched (`run` exits 2, `grade` leaves the class not graded).
+fn cannot_load(static_build: bool) -> Option<String> {
+    static_build.then(|| {
+        "this broadside is a static build, which cannot load native libraries (dlopen): grade native: submissions with a dynamically linked build (`cargo build --release` for the glibc target)".to_string()
+    })
+}
+
 fn make(
     path: &Utf8Path,
     worker: &Path,
@@ -68,6 +78,12 @@ fn make(
     uid: u32,
     build_timeout: std::time::Duration,
 ) -> Result<Box<dyn Target>, String> {
+    if let Some(why) = cannot_load(cfg!(all(
+        target_env = "musl",
+        target_feature = "crt-static"
+    ))) {
+        return Err(why);
+    }
     let name = format!("native:{path}");
     // The build gets a private folder of its own, removed once the library is copied out (a
     // Cargo target folder can be large); the run keeps only the library and the worker.
@@ -107,4 +123,13 @@ fn make(
     let mut process = ws.process(name, program, args, jail, uid);
     process.limits = limits;
     Ok(Box::new(process))
+}
+
+#[cfg(test)]
+mod loading {
+    #[test]
+    fn a_static_build_refuses_native_targets_as_the_graders_error() {
+        assert!(super::cannot_load(true).unwrap().contains("static build"));
+        assert_eq!(super::cannot_load(false), None);
+    }
 }

@@ -597,7 +597,7 @@ fn misplaced_paths(
     }
     let source = paths
         .iter()
-        .find(|p| p.is_file() && hints::kind_of_source(p).is_some())?;
+        .find(|p| p.is_file() && broadside::target::kind_of_source(p).is_some())?;
     let command = hints::self_check_command(&hints::target_for_source(source)?, specs);
     Some(format!(
         "{source} is a submission's source, not a scenario: scenarios are TOML files, and a submission is named with --target\n  to check it against the published scenarios: {command}"

@@ -9,9 +9,8 @@
 //! create `/autograder/results`: the script does. Its standard output is the instructors'
 //! "Autograder Output" box: broadside's one-line summary goes there.
 
-use crate::{exit, joined, print_diagnostics};
+use crate::{exit, joined};
 use anyhow::Context;
-use broadside::load;
 use camino::{Utf8Path, Utf8PathBuf};
 use std::io::Write;
 
@@ -36,28 +35,15 @@ pub struct AutograderArgs {
 
 /// `broadside autograder`.
 pub fn autograder(args: AutograderArgs) -> anyhow::Result<u8> {
-    let specs = match load::specs(&args.specs) {
-        Ok(s) => s,
-        Err(errors) => {
-            print_diagnostics(&errors);
-            return Ok(exit::BAD_INPUT);
-        }
+    let (specs, loaded, _) = match super::grade::load_suites_checked(&args.suites, &args.specs) {
+        Ok(all) => all,
+        Err(code) => return Ok(code),
     };
-    let (loaded, _) = load::load_suites(&args.suites, &specs);
-    if !loaded.errors.is_empty() {
-        print_diagnostics(&loaded.errors);
-        return Ok(exit::BAD_INPUT);
-    }
     if loaded.scenarios.is_empty() {
         anyhow::bail!("no scenarios found under {}", joined(&args.suites));
     }
-    let template = match &args.target {
-        Some(t) => t.clone(),
-        None => super::grade::default_template(&loaded.scenarios, &specs)?,
-    };
-    if !template.contains("{}") {
-        anyhow::bail!("--target `{template}` has no `{{}}` where the submission's folder goes");
-    }
+    let template =
+        super::grade::template_or_default(args.target.as_deref(), &loaded.scenarios, &specs)?;
     // One suite is packed as `suites/`; several as `suites/<folder name>`.
     let mut packed: Vec<(Utf8PathBuf, String)> = Vec::new();
     for dir in &args.suites {

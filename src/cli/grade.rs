@@ -78,31 +78,15 @@ fn grace_secs(s: &str) -> Result<f64, String> {
 
 /// `broadside grade`.
 pub fn grade(args: GradeArgs) -> anyhow::Result<u8> {
-    let specs = match load::specs(&args.specs) {
-        Ok(s) => s,
-        Err(errors) => {
-            print_diagnostics(&errors);
-            return Ok(exit::BAD_INPUT);
-        }
+    let (specs, loaded, suites) = match load_suites_checked(&args.suites, &args.specs) {
+        Ok(all) => all,
+        Err(code) => return Ok(code),
     };
-    let (loaded, suites) = load::load_suites(&args.suites, &specs);
-    if !loaded.errors.is_empty() {
-        print_diagnostics(&loaded.errors);
-        return Ok(exit::BAD_INPUT);
-    }
     crate::warn_readable_hidden(&loaded.scenarios);
     if loaded.scenarios.is_empty() {
         anyhow::bail!("no scenarios found under {}", joined(&args.suites));
     }
-    let template = match &args.target {
-        Some(t) => t.clone(),
-        None => default_template(&loaded.scenarios, &specs)?,
-    };
-    if !template.contains("{}") {
-        anyhow::bail!(
-            "--target `{template}` has no `{{}}` where the submission's folder goes; expected e.g. `python:{{}}`"
-        );
-    }
+    let template = template_or_default(args.target.as_deref(), &loaded.scenarios, &specs)?;
     check_out_folder(&args.out, &args.submissions, &args.suites)?;
     let mut submissions = discover(&args.submissions).map_err(anyhow::Error::msg)?;
     // The links to folders whose names are not UTF-8 go when grading ends, however it ends.
@@ -344,7 +328,52 @@ fn check_out_folder(
 
 /// `python:{}`, `haskell:{}` or `java:{}` when every scenario is for an assignment students
 /// write in that language.
-pub fn default_template(
+/// The specs (`specs` files beside the bundled ones) and the scenarios and settings of
+/// `suites`, or, when any of them is wrong, [`exit::BAD_INPUT`] after their diagnostics are
+/// printed.
+pub fn load_suites_checked(
+    suites: &[Utf8PathBuf],
+    specs: &[Utf8PathBuf],
+) -> Result<
+    (
+        broadside::spec::SpecSet,
+        load::Loaded,
+        broadside::suite::Suites,
+    ),
+    u8,
+> {
+    let specs = load::specs(specs).map_err(|errors| {
+        print_diagnostics(&errors);
+        exit::BAD_INPUT
+    })?;
+    let (loaded, suites) = load::load_suites(suites, &specs);
+    if !loaded.errors.is_empty() {
+        print_diagnostics(&loaded.errors);
+        return Err(exit::BAD_INPUT);
+    }
+    Ok((specs, loaded, suites))
+}
+
+/// `--target` as given, or the default for the scenarios' language; refused without the
+/// `{}` where a submission's folder goes.
+pub fn template_or_default(
+    target: Option<&str>,
+    scenarios: &[broadside::scenario::Scenario],
+    specs: &broadside::spec::SpecSet,
+) -> anyhow::Result<String> {
+    let template = match target {
+        Some(t) => t.to_string(),
+        None => default_template(scenarios, specs)?,
+    };
+    if !template.contains("{}") {
+        anyhow::bail!(
+            "--target `{template}` has no `{{}}` where the submission's folder goes; expected e.g. `python:{{}}`"
+        );
+    }
+    Ok(template)
+}
+
+fn default_template(
     scenarios: &[broadside::scenario::Scenario],
     specs: &broadside::spec::SpecSet,
 ) -> anyhow::Result<String> {

@@ -3,19 +3,8 @@
 //! `--assignment`. Each suggestion is the command the user most likely meant.
 
 use broadside::spec::{Spec, SpecSet};
+use broadside::target::kind_of_source;
 use camino::{Utf8Path, Utf8PathBuf};
-
-/// The target kind a source file or library at `path` is graded by (`python`, `haskell`,
-/// `java`, `native`), by its extension; `None` for a scenario or anything else.
-pub fn kind_of_source(path: &Utf8Path) -> Option<&'static str> {
-    match path.extension()? {
-        "py" => Some("python"),
-        "hs" | "lhs" => Some("haskell"),
-        "java" => Some("java"),
-        "c" | "h" | "rs" | "so" | "dylib" | "cpp" => Some("native"),
-        _ => None,
-    }
-}
 
 /// The target that grades the source file `path`: its own kind with the file, or for Java
 /// the folder (a Java program is compiled from all of its sources).
@@ -45,16 +34,9 @@ pub fn is_submission_folder(dir: &Utf8Path) -> bool {
         && names.iter().any(|p| kind_of_source(p).is_some())
 }
 
-/// The target that grades the submission folder `dir`: the kind of its first source file.
+/// The target that grades the submission folder `dir`: the kind of what it holds.
 pub fn target_for_folder(dir: &Utf8Path) -> Option<String> {
-    let mut files: Vec<Utf8PathBuf> = dir
-        .read_dir_utf8()
-        .ok()?
-        .filter_map(Result::ok)
-        .map(|e| e.path().to_owned())
-        .collect();
-    files.sort();
-    let kind = files.iter().find_map(|p| kind_of_source(p))?;
+    let kind = broadside::target::folder_kind(dir)?;
     Some(format!("{kind}:{}", shlex::try_quote(dir.as_str()).ok()?))
 }
 

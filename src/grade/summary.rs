@@ -279,10 +279,7 @@ fn most_said(lines: &[String]) -> Vec<(&str, usize)> {
 /// line. "while reading the state at the end: " is dropped, so the same fault at the end
 /// of a scenario and in its middle read alike.
 fn headline(message: &str) -> String {
-    let message = message
-        .strip_prefix("while reading the state at the end: ")
-        .unwrap_or(message);
-    let mut lines = message.lines();
+    let mut lines = crate::report::core_message(message).lines();
     let first = lines.clone().find(|l| !l.trim().is_empty()).unwrap_or("");
     let line = match lines.position(|l| l.starts_with("Traceback (most recent call last)")) {
         Some(_) => lines

@@ -121,19 +121,29 @@ pub fn meant_target(spec: &str) -> Option<String> {
         return Some("reference".into());
     }
     let path = camino::Utf8Path::new(spec);
-    let kind = match path.extension() {
-        Some("py") => "python",
-        Some("hs" | "lhs") => "haskell",
-        Some("java") => "java",
-        Some("so" | "c" | "rs") => "native",
-        _ if path.is_dir() => folder_kind(path)?,
-        _ => return None,
+    let kind = match kind_of_source(path) {
+        Some(kind) => kind,
+        None if path.is_dir() => folder_kind(path)?,
+        None => return None,
     };
     Some(format!("{kind}:{spec}"))
 }
 
-/// The kind of target a submission folder is, by the first source file it holds.
-fn folder_kind(dir: &camino::Utf8Path) -> Option<&'static str> {
+/// The target kind a source file or library at `path` is graded by (`python`, `haskell`,
+/// `java`, `native`), by its extension; `None` for a scenario or anything else.
+pub fn kind_of_source(path: &camino::Utf8Path) -> Option<&'static str> {
+    match path.extension()? {
+        "py" => Some("python"),
+        "hs" | "lhs" => Some("haskell"),
+        "java" => Some("java"),
+        "c" | "h" | "rs" | "so" | "dylib" | "cpp" => Some("native"),
+        _ => None,
+    }
+}
+
+/// The kind of target a submission folder is, by the first source file it holds (or a
+/// `Cargo.toml` or `Makefile`, which build a native library).
+pub fn folder_kind(dir: &camino::Utf8Path) -> Option<&'static str> {
     let mut names: Vec<String> = dir
         .read_dir_utf8()
         .ok()?
@@ -141,16 +151,10 @@ fn folder_kind(dir: &camino::Utf8Path) -> Option<&'static str> {
         .map(|e| e.file_name().to_string())
         .collect();
     names.sort();
-    names
-        .iter()
-        .find_map(|n| match camino::Utf8Path::new(n).extension()? {
-            "py" => Some("python"),
-            "hs" => Some("haskell"),
-            "java" => Some("java"),
-            "c" | "so" => Some("native"),
-            _ if n == "Cargo.toml" || n == "Makefile" => Some("native"),
-            _ => None,
-        })
+    names.iter().find_map(|n| match n.as_str() {
+        "Cargo.toml" | "Makefile" => Some("native"),
+        _ => kind_of_source(camino::Utf8Path::new(n)),
+    })
 }
 
 /// A submission that could not be built (it does not compile): every scenario fails at setup

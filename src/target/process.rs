@@ -614,23 +614,8 @@ pub fn child_env() -> Vec<(String, String)> {
 /// mark (see [`new_marker`]), and reaps those that were its children. For stopping a run
 /// short; a process that shed its environment is found by its user instead ([`kill_user`]).
 pub fn kill_every_marked() -> usize {
-    let needle = format!("{MARK}={}-", std::process::id());
-    let mut killed = 0;
-    for (pid, dir) in processes() {
-        let Ok(env) = std::fs::read(dir.join("environ")) else {
-            continue;
-        };
-        if env
-            .split(|b| *b == 0)
-            .any(|kv| kv.starts_with(needle.as_bytes()))
-        {
-            let p = nix::unistd::Pid::from_raw(pid);
-            let _ = nix::sys::signal::kill(p, nix::sys::signal::Signal::SIGKILL);
-            let _ = nix::sys::wait::waitpid(p, Some(nix::sys::wait::WaitPidFlag::WNOHANG));
-            killed += 1;
-        }
-    }
-    killed
+    let prefix = format!("{MARK}={}-", std::process::id());
+    carrying(|kv| kv.starts_with(prefix.as_bytes()), true).len()
 }
 
 /// The environment variable name of the mark (see [`new_marker`]).
@@ -692,12 +677,18 @@ pub fn kill_user(uid: u32) -> Vec<String> {
 /// target), as `(pid, command line)`. With `kill`, each is killed and reaped.
 fn leftovers(marker: &str, kill: bool) -> Vec<(i32, String)> {
     let needle = format!("{MARK}={marker}");
+    carrying(|kv| kv == needle.as_bytes(), kill)
+}
+
+/// Processes whose environment has an entry `matches` accepts, as `(pid, command line)`.
+/// With `kill`, each is killed and reaped.
+fn carrying(matches: impl Fn(&[u8]) -> bool, kill: bool) -> Vec<(i32, String)> {
     let mut found = Vec::new();
     for (pid, dir) in processes() {
         let Ok(env) = std::fs::read(dir.join("environ")) else {
             continue;
         };
-        if !env.split(|b| *b == 0).any(|kv| kv == needle.as_bytes()) {
+        if !env.split(|b| *b == 0).any(&matches) {
             continue;
         }
         let cmd = cmdline(&dir);

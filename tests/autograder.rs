@@ -125,3 +125,57 @@ fn a_grader_side_failure_is_an_autograder_error_not_a_zero() {
     );
     assert!(!autograder.join("results/results.json").exists());
 }
+
+#[test]
+fn setup_fails_the_image_when_the_packed_binary_cannot_run_there() {
+    let scratch = tempfile::tempdir().unwrap();
+    let zip = scratch.path().join("autograder.zip");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_broadside"))
+        .args([
+            "autograder",
+            "--suite",
+            "examples/grading-repo/suites",
+            "--out",
+        ])
+        .arg(&zip)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let autograder = scratch.path().join("autograder");
+    unpack(&zip, &autograder.join("source"));
+    // setup.sh without its package installs (this machine is not Gradescope's image), in the
+    // scratch root.
+    let setup = std::fs::read_to_string(autograder.join("source/setup.sh")).unwrap();
+    let check: String = setup
+        .lines()
+        .filter(|l| !l.starts_with("apt-get") && !l.contains("apt-get install"))
+        .map(|l| l.replace("/autograder", autograder.to_str().unwrap()) + "\n")
+        .collect();
+    let script = scratch.path().join("check.sh");
+    std::fs::write(&script, check).unwrap();
+    let run = || {
+        std::process::Command::new("sh")
+            .arg(&script)
+            .output()
+            .unwrap()
+    };
+    let ok = run();
+    assert!(
+        ok.status.success() && String::from_utf8_lossy(&ok.stdout).contains("is ready"),
+        "{}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
+    // A binary the image's loader refuses, as a glibc build newer than the image's is.
+    std::fs::write(
+        autograder.join("source/broadside"),
+        "#!/bin/sh\necho \"broadside: /lib/x86_64-linux-gnu/libc.so.6: version \\`GLIBC_2.34' not found\" >&2\nexit 1\n",
+    )
+    .unwrap();
+    let refused = run();
+    let said = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(1), "{said}");
+    assert!(
+        said.contains("cannot run on this image") && said.contains("GLIBC_2.34"),
+        "{said}"
+    );
+}

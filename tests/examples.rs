@@ -122,6 +122,20 @@ fn every_recipe_grades_the_class_in_shards_that_merge_into_the_whole_class() {
         sh(repo.path(), &line_of(recipe, "merge"), &[]);
         let merged = std::fs::read_to_string(repo.path().join("graded/summary.csv")).unwrap();
         assert_eq!(merged, expected, "{recipe}");
+        // The GitHub recipe grades with `--formats …,html`: the merged folder has the class
+        // report of every shard's submissions.
+        let html = std::fs::read_to_string(repo.path().join("graded/class-report.html"));
+        if recipe.starts_with(".github") {
+            let html = html.expect("the merged class report");
+            for id in ["alice", "bob", "carol"] {
+                assert!(
+                    html.contains(&format!(">{id}</a>")),
+                    "{id} in the class report"
+                );
+            }
+        } else {
+            assert!(html.is_err(), "{recipe} grades without html");
+        }
     }
 }
 

@@ -134,10 +134,21 @@ fn setup_sh(template: &str, languages: &std::collections::BTreeSet<String>) -> S
         }
     }
     format!(
-        "#!/bin/sh\n# Made by `broadside autograder`: what the submissions need to run.\nset -e\napt-get update\nDEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends {}\nchmod 755 /autograder/source/broadside /autograder/source/run_autograder\n",
+        "#!/bin/sh\n# Made by `broadside autograder`: what the submissions need to run.\nset -e\napt-get update\nDEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends {}\nchmod 755 /autograder/source/broadside /autograder/source/run_autograder\n{CAN_RUN}",
         packages.join(" ")
     )
 }
+
+/// The end of `setup.sh`: the packed binary must start on the image (a binary built against
+/// a newer glibc than the image's does not), or the image fails to build with a message for
+/// the instructor, before any student submits.
+const CAN_RUN: &str = r#"if ! out=$(/autograder/source/broadside --version 2>&1); then
+  echo "broadside cannot run on this image: $out" >&2
+  echo "build broadside on the image's Linux release (or an older glibc: this image has $(ldd --version 2>&1 | head -n 1)) and make the zip again" >&2
+  exit 1
+fi
+echo "$out is ready"
+"#;
 
 fn write_zip(
     out: &Utf8Path,

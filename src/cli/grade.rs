@@ -93,7 +93,7 @@ pub fn grade(args: GradeArgs) -> anyhow::Result<u8> {
     let _aliases = scopeguard(broadside::grade::drop_aliases);
     if let Some(s) = submissions
         .iter()
-        .find(|s| ["summary.json", "summary.csv"].contains(&s.id.as_str()))
+        .find(|s| ["summary.json", "summary.csv", CLASS_REPORT].contains(&s.id.as_str()))
     {
         anyhow::bail!(
             "a submission folder is named `{}`, which the class summary needs in --out; rename it",
@@ -204,7 +204,8 @@ pub fn grade(args: GradeArgs) -> anyhow::Result<u8> {
         not_graded,
     )
     .map_err(anyhow::Error::msg)?;
-    if let Err(e) = write_summary(&args.out, &summary) {
+    let html = args.formats.contains(&Written::Html);
+    if let Err(e) = write_summary(&args.out, &summary, html.then_some(graded.as_slice())) {
         let _ = writeln!(anstream::stderr(), "error: {e:#}");
         return Ok(exit::FAILED);
     }
@@ -218,6 +219,9 @@ pub fn grade(args: GradeArgs) -> anyhow::Result<u8> {
         resumed,
         args.out.join("summary.csv")
     );
+    if html {
+        let _ = writeln!(err, "  class report: {}", args.out.join(CLASS_REPORT));
+    }
     for s in summary
         .scenarios
         .iter()
@@ -443,11 +447,24 @@ fn install_ctrl_c(grace: std::time::Duration, base: u32, jobs: usize) -> &'stati
     &STOP
 }
 
-fn write_summary(out: &Utf8Path, summary: &ClassSummary) -> anyhow::Result<()> {
+/// `summary.json` and `summary.csv` in `out`, and with `graded` the class report
+/// (`class-report.html`) of those reports.
+fn write_summary(
+    out: &Utf8Path,
+    summary: &ClassSummary,
+    graded: Option<&[(String, broadside::report::Report)]>,
+) -> anyhow::Result<()> {
     write_atomic(&out.join("summary.json"), &summary.to_json()).map_err(anyhow::Error::msg)?;
     write_atomic(&out.join("summary.csv"), &summary.to_csv()).map_err(anyhow::Error::msg)?;
+    if let Some(graded) = graded {
+        let html = broadside::grade::class_report(summary, graded);
+        write_atomic(&out.join(CLASS_REPORT), &html).map_err(anyhow::Error::msg)?;
+    }
     Ok(())
 }
+
+/// The class report's file name in `--out` (`--formats html`).
+const CLASS_REPORT: &str = "class-report.html";
 
 /// `s` with its control characters escaped (`\u{1b}`), so a folder name cannot drive the
 /// terminal.
@@ -610,7 +627,9 @@ pub fn merge(shards: &[Utf8PathBuf], out: &Utf8Path) -> anyhow::Result<u8> {
         }
     };
     std::fs::create_dir_all(out).with_context(|| format!("failed to create {out}"))?;
-    write_summary(out, &summary)?;
+    // The merged folder has a class report when the shards were graded with one.
+    let html = shards.iter().any(|s| s.join(CLASS_REPORT).is_file());
+    write_summary(out, &summary, html.then_some(all.as_slice()))?;
     let _ = writeln!(
         anstream::stderr(),
         "merged {} from {}; summary in {}",

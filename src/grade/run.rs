@@ -23,6 +23,9 @@ pub enum Written {
     Junit,
     /// `report.txt`: the text report (student view), to hand back as feedback.
     Text,
+    /// `class-report.html` beside the summary: the class report (staff view), one
+    /// self-contained page with a chart, failure rates and a page per submission.
+    Html,
 }
 
 /// What to grade and where to write it.
@@ -209,6 +212,7 @@ fn file_name(f: Written) -> Option<&'static str> {
         Written::Gradescope => Some("results.json"),
         Written::Junit => Some("junit.xml"),
         Written::Text => Some("report.txt"),
+        Written::Html => None,
     }
 }
 
@@ -226,7 +230,7 @@ pub fn write_reports(
     for f in formats {
         let Some(name) = file_name(*f) else { continue };
         let text = match f {
-            Written::Json => continue,
+            Written::Json | Written::Html => continue,
             Written::Gradescope => to_gradescope(report, hidden),
             Written::Junit => to_junit(report),
             Written::Text => to_text(&for_students(report, hidden), false),

@@ -32,6 +32,22 @@ fn graded_class() -> (tempfile::TempDir, PathBuf) {
     (dir, file)
 }
 
+#[test]
+fn a_run_without_html_removes_an_earlier_class_report() {
+    let (dir, file) = graded_class();
+    common::broadside()
+        .args(["grade", "--suite", "examples/grading-repo/suites"])
+        .args(["--submissions", "examples/grading-repo/class", "--out"])
+        .arg(dir.path().join("graded"))
+        .args(["--formats", "json"])
+        .assert()
+        .success();
+    assert!(
+        !file.exists(),
+        "a stale class report stays beside the new summary"
+    );
+}
+
 /// Chromium's console messages while it renders `url`, and its screenshot (1100×1400).
 fn render(url: &str, shot: &Path) -> Vec<String> {
     common::needs(

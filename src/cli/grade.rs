@@ -448,7 +448,7 @@ fn install_ctrl_c(grace: std::time::Duration, base: u32, jobs: usize) -> &'stati
 }
 
 /// `summary.json` and `summary.csv` in `out`, and with `graded` the class report
-/// (`class-report.html`) of those reports.
+/// (`class-report.html`) of those reports; without, an earlier run's class report goes.
 fn write_summary(
     out: &Utf8Path,
     summary: &ClassSummary,
@@ -456,9 +456,19 @@ fn write_summary(
 ) -> anyhow::Result<()> {
     write_atomic(&out.join("summary.json"), &summary.to_json()).map_err(anyhow::Error::msg)?;
     write_atomic(&out.join("summary.csv"), &summary.to_csv()).map_err(anyhow::Error::msg)?;
-    if let Some(graded) = graded {
-        let html = broadside::grade::class_report(summary, graded);
-        write_atomic(&out.join(CLASS_REPORT), &html).map_err(anyhow::Error::msg)?;
+    let file = out.join(CLASS_REPORT);
+    match graded {
+        Some(graded) => {
+            let html = broadside::grade::class_report(summary, graded);
+            write_atomic(&file, &html).map_err(anyhow::Error::msg)?;
+        }
+        // An earlier run's class report would not match this summary.
+        None => match std::fs::remove_file(&file) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                anyhow::bail!("cannot remove the earlier run's {file}: {e}")
+            }
+            _ => {}
+        },
     }
     Ok(())
 }

@@ -20,10 +20,9 @@ fn unpack(zip: &Path, dir: &Path) {
     }
 }
 
-#[test]
-fn the_built_autograder_grades_a_submission_in_gradescopes_layout() {
-    let scratch = tempfile::tempdir().unwrap();
-    let zip = scratch.path().join("autograder.zip");
+/// Builds the example repository's autograder zip in `scratch`; it must succeed.
+fn build_zip(scratch: &Path) -> std::path::PathBuf {
+    let zip = scratch.join("autograder.zip");
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_broadside"))
         .args([
             "autograder",
@@ -40,6 +39,13 @@ fn the_built_autograder_grades_a_submission_in_gradescopes_layout() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    zip
+}
+
+#[test]
+fn the_built_autograder_grades_a_submission_in_gradescopes_layout() {
+    let scratch = tempfile::tempdir().unwrap();
+    let zip = build_zip(scratch.path());
     for (submission, full) in [
         ("fixtures/submissions/colab-6x6/correct/battleship.py", true),
         (
@@ -97,18 +103,7 @@ fn the_built_autograder_grades_a_submission_in_gradescopes_layout() {
 #[test]
 fn a_grader_side_failure_is_an_autograder_error_not_a_zero() {
     let scratch = tempfile::tempdir().unwrap();
-    let zip = scratch.path().join("autograder.zip");
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_broadside"))
-        .args([
-            "autograder",
-            "--suite",
-            "examples/grading-repo/suites",
-            "--out",
-        ])
-        .arg(&zip)
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(0));
+    let zip = build_zip(scratch.path());
     let autograder = scratch.path().join("autograder");
     unpack(&zip, &autograder.join("source"));
     // No submission folder at all: broadside refuses the target (exit 2), and so does the
@@ -129,18 +124,7 @@ fn a_grader_side_failure_is_an_autograder_error_not_a_zero() {
 #[test]
 fn setup_fails_the_image_when_the_packed_binary_cannot_run_there() {
     let scratch = tempfile::tempdir().unwrap();
-    let zip = scratch.path().join("autograder.zip");
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_broadside"))
-        .args([
-            "autograder",
-            "--suite",
-            "examples/grading-repo/suites",
-            "--out",
-        ])
-        .arg(&zip)
-        .output()
-        .unwrap();
-    assert!(out.status.success());
+    let zip = build_zip(scratch.path());
     let autograder = scratch.path().join("autograder");
     unpack(&zip, &autograder.join("source"));
     // setup.sh without its package installs (this machine is not Gradescope's image), in the

@@ -16,17 +16,22 @@ fn chromium() -> String {
     std::env::var("BROADSIDE_CHROMIUM").unwrap_or_else(|_| "chromium".to_string())
 }
 
+/// Grades the example class into `out` with `formats`; it must succeed.
+fn grade(out: &Path, formats: &str) {
+    common::broadside()
+        .args(["grade", "--suite", "examples/grading-repo/suites"])
+        .args(["--submissions", "examples/grading-repo/class", "--out"])
+        .arg(out)
+        .args(["--formats", formats, "--jobs", "2"])
+        .assert()
+        .success();
+}
+
 /// The example class graded with the class report, in a scratch folder.
 fn graded_class() -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("graded");
-    common::broadside()
-        .args(["grade", "--suite", "examples/grading-repo/suites"])
-        .args(["--submissions", "examples/grading-repo/class", "--out"])
-        .arg(&out)
-        .args(["--formats", "json,html", "--jobs", "2"])
-        .assert()
-        .success();
+    grade(&out, "json,html");
     let file = out.join("class-report.html");
     assert!(file.is_file(), "grade --formats html writes {file:?}");
     (dir, file)
@@ -35,13 +40,7 @@ fn graded_class() -> (tempfile::TempDir, PathBuf) {
 #[test]
 fn a_run_without_html_removes_an_earlier_class_report() {
     let (dir, file) = graded_class();
-    common::broadside()
-        .args(["grade", "--suite", "examples/grading-repo/suites"])
-        .args(["--submissions", "examples/grading-repo/class", "--out"])
-        .arg(dir.path().join("graded"))
-        .args(["--formats", "json"])
-        .assert()
-        .success();
+    grade(&dir.path().join("graded"), "json");
     assert!(
         !file.exists(),
         "a stale class report stays beside the new summary"

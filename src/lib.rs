@@ -14,6 +14,7 @@ pub mod fuzz;
 pub mod grade;
 pub mod harness;
 pub mod load;
+pub mod marking;
 pub mod protocol;
 pub mod published;
 pub mod report;

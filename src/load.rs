@@ -136,6 +136,8 @@ pub struct Loaded {
     pub scenarios: Vec<Scenario>,
     /// Spec files met among the paths (they are checked and made known to the scenarios).
     pub specs_checked: usize,
+    /// Marking schemes and student-tests files met among the paths (checked, never run).
+    pub marking_checked: usize,
     /// Files found, specs and scenarios together.
     pub files: usize,
     pub errors: Vec<Diagnostic>,
@@ -148,6 +150,7 @@ pub fn load(paths: &[Utf8PathBuf], specs: &SpecSet) -> Loaded {
     let mut loaded = Loaded {
         scenarios: Vec::new(),
         specs_checked: 0,
+        marking_checked: 0,
         files: 0,
         errors: Vec::new(),
     };
@@ -168,6 +171,12 @@ pub fn load(paths: &[Utf8PathBuf], specs: &SpecSet) -> Loaded {
     let mut scenario_sources = Vec::new();
     for file in files {
         match read_source(&file) {
+            Ok(source) if crate::marking::scheme::is_marking(&source.text) => {
+                match crate::marking::scheme::check_file(&source) {
+                    Ok(()) => loaded.marking_checked += 1,
+                    Err(d) => loaded.errors.push(d),
+                }
+            }
             Ok(source) if is_spec(&source) => match crate::spec::parse(&source) {
                 Ok(spec) => {
                     specs.insert(spec);

@@ -846,8 +846,12 @@ fn real_main(cli: Cli) -> anyhow::Result<u8> {
                 );
             }
             let n_specs = loaded.specs_checked + extra;
+            let marking = match loaded.marking_checked {
+                0 => String::new(),
+                n => format!(", {}", plural(n, "marking file", "marking files")),
+            };
             println!(
-                "ok: {}, {} and {} checked",
+                "ok: {}{marking}, {} and {} checked",
                 plural(n_specs, "spec", "specs"),
                 plural(loaded.scenarios.len(), "scenario", "scenarios"),
                 plural(suites.0.len(), "suite", "suites")

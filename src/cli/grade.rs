@@ -62,8 +62,36 @@ pub struct GradeArgs {
     /// they are stopped and left not graded.
     #[arg(long, default_value_t = 10.0, value_parser = grace_secs)]
     stop_grace: f64,
+    /// Also fill each submission's marking sheet (`marking.json`, `marking.txt`, columns in
+    /// summary.csv): the handout's whole marking scheme, behaviour marked, the marker's
+    /// criteria left blank beside the figures measured for them (the student's own tests
+    /// against correct and buggy implementations, a linter, compiler warnings, required
+    /// files and comments, the commit history).
+    #[arg(long)]
+    marking: bool,
     #[command(flatten)]
     limits: LimitArgs,
+}
+
+/// The marking scheme of the suites' one assignment (`--marking`).
+///
+/// Errors: the scenarios span several assignments, or the assignment has no scheme.
+fn marking_scheme(
+    scenarios: &[broadside::scenario::Scenario],
+) -> anyhow::Result<broadside::marking::Scheme> {
+    let ids: std::collections::BTreeSet<&str> =
+        scenarios.iter().map(|s| s.assignment.as_str()).collect();
+    let [id] = ids.iter().copied().collect::<Vec<_>>()[..] else {
+        anyhow::bail!(
+            "--marking needs suites of one assignment; these hold {}",
+            ids.iter().copied().collect::<Vec<_>>().join(", ")
+        );
+    };
+    broadside::marking::bundled(id).ok_or_else(|| {
+        anyhow::anyhow!(
+            "--marking: no marking scheme for {id} (specs/marking/ has the bundled ones)"
+        )
+    })
 }
 
 /// `--stop-grace`: 0 to 3600 seconds.
@@ -131,7 +159,15 @@ pub fn grade(args: GradeArgs) -> anyhow::Result<u8> {
         users.base,
         jobs,
     );
+    let scheme = if args.marking {
+        let scheme = marking_scheme(&loaded.scenarios)?;
+        broadside::marking::check_tools(&scheme, users.base).map_err(anyhow::Error::msg)?;
+        Some(scheme)
+    } else {
+        None
+    };
     let plan = Plan {
+        marking: scheme.as_ref(),
         scenarios: &loaded.scenarios,
         submissions,
         out: args.out.clone(),
@@ -142,8 +178,9 @@ pub fn grade(args: GradeArgs) -> anyhow::Result<u8> {
         stop,
         slot_users: Some(users.base),
         settings: format!(
-            "target {template}; limits {limits:?}; hidden results {:?}",
-            suites.hidden_results()
+            "target {template}; limits {limits:?}; hidden results {:?}{}",
+            suites.hidden_results(),
+            if args.marking { "; marking" } else { "" }
         ),
     };
     let make = |sub: &Submission, slot: usize| {
@@ -538,8 +575,32 @@ impl Progress for Reporter {
                 if !g.report.all_passed() {
                     self.failing.fetch_add(1, Ordering::SeqCst);
                 }
+                let marking = g.report.marking.as_ref().map_or(String::new(), |m| {
+                    let short: Vec<&str> = m
+                        .figures
+                        .iter()
+                        .filter(|f| {
+                            use broadside::marking::FigureState as S;
+                            matches!(f.state, S::Short | S::Missing | S::NotMeasured)
+                        })
+                        .map(|f| f.id.as_str())
+                        .collect();
+                    format!(
+                        "; marking {}/{} automatic, {} for the marker{}{}",
+                        m.automatic,
+                        m.out_of - m.for_the_marker,
+                        m.for_the_marker,
+                        m.capped_at
+                            .map_or(String::new(), |c| format!(", capped at {c}")),
+                        if short.is_empty() {
+                            String::new()
+                        } else {
+                            format!(", short: {}", short.join(" "))
+                        }
+                    )
+                });
                 format!(
-                    "{}: {}/{} points, {} failed, {} errors{}",
+                    "{}: {}/{} points, {} failed, {} errors{marking}{}",
                     printable(&g.id),
                     s.score,
                     s.max_score,

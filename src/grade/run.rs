@@ -50,6 +50,8 @@ pub struct Plan<'a> {
     /// What else the reports depend on (target, limits, what students may see), so
     /// `--resume` regrades when it changes.
     pub settings: String,
+    /// Fill each submission's marking sheet with this scheme (`--marking`).
+    pub marking: Option<&'a crate::marking::Scheme>,
 }
 
 /// One submission graded (or found graded, with `resume`).
@@ -157,6 +159,21 @@ fn grade_one(
         return None;
     }
     let mut report = Report::new(name, results);
+    if let Some(scheme) = plan.marking {
+        let uid = user.unwrap_or(crate::target::limits::NOBODY);
+        report.marking = Some(crate::marking::mark(
+            scheme,
+            sub.path.as_std_path(),
+            &report,
+            uid,
+        ));
+        if let Some(uid) = user {
+            faults.extend(crate::target::process::sweep_user(uid));
+        }
+        if aborted() {
+            return None;
+        }
+    }
     report.faults = faults;
     report.notes = notes;
     report.elapsed_ms = millis(start.elapsed());
@@ -233,9 +250,21 @@ pub fn write_reports(
             Written::Json | Written::Html => continue,
             Written::Gradescope => to_gradescope(report, hidden),
             Written::Junit => to_junit(report),
-            Written::Text => to_text(&for_students(report, hidden), false),
+            Written::Text => {
+                let mut text = to_text(&for_students(report, hidden), false);
+                if let Some(sheet) = &report.marking {
+                    text.push('\n');
+                    text.push_str(&crate::marking::to_text(sheet));
+                }
+                text
+            }
         };
         write_atomic(&dir.join(name), &text)?;
+    }
+    if let Some(sheet) = &report.marking {
+        let json = serde_json::to_string_pretty(sheet).expect("a sheet always serializes") + "\n";
+        write_atomic(&dir.join("marking.json"), &json)?;
+        write_atomic(&dir.join("marking.txt"), &crate::marking::to_text(sheet))?;
     }
     write_atomic(&dir.join("report.json"), &to_json(report))
 }

@@ -52,6 +52,11 @@ pub struct SubmissionRow {
     pub fault_summary: String,
     /// Each scenario's status, by scenario id.
     pub scenarios: BTreeMap<String, Status>,
+    /// `grade --marking`: the marking sheet's columns, in the scheme's order (each
+    /// criterion's mark, blank for the marker's; the automatic total and the cap; each
+    /// figure's state and numbers).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub marking: Vec<(String, String)>,
 }
 
 /// How the class did on one scenario.
@@ -140,6 +145,7 @@ impl ClassSummary {
                     .cloned()
                     .zip(r.scenarios.iter().map(|s| s.status))
                     .collect(),
+                marking: r.marking.as_ref().map(marking_columns).unwrap_or_default(),
             })
             .collect();
         Ok(ClassSummary {
@@ -185,6 +191,13 @@ impl ClassSummary {
         ]
         .map(String::from)
         .to_vec();
+        let marking: Vec<String> = self
+            .submissions
+            .iter()
+            .find(|r| !r.marking.is_empty())
+            .map(|r| r.marking.iter().map(|(c, _)| c.clone()).collect())
+            .unwrap_or_default();
+        header.extend(marking.iter().cloned());
         header.extend(columns.iter().cloned());
         w.write_record(&header).expect("writing to memory");
         for row in &self.submissions {
@@ -200,6 +213,12 @@ impl ClassSummary {
                 row.faults.join(" "),
                 spreadsheet_safe(&row.fault_summary),
             ];
+            rec.extend(marking.iter().map(|c| {
+                row.marking
+                    .iter()
+                    .find(|(k, _)| k == c)
+                    .map_or(String::new(), |(_, v)| spreadsheet_safe(v))
+            }));
             rec.extend(columns.iter().map(|c| {
                 row.scenarios
                     .get(c)
@@ -219,6 +238,35 @@ impl ClassSummary {
 }
 
 /// [`SubmissionRow::fault_summary`] of `r`.
+/// A marking sheet as summary columns: `mark:<criterion>/<weight>` (blank for the marker to
+/// fill), `mark:automatic`, `mark:capped_at`, then `figure:<id>` (its state) and
+/// `figure:<id>.<number>`.
+fn marking_columns(sheet: &crate::marking::Sheet) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for c in &sheet.criteria {
+        out.push((
+            format!("mark:{}/{}", c.id, c.weight),
+            c.mark.map(|m| m.to_string()).unwrap_or_default(),
+        ));
+    }
+    out.push(("mark:automatic".into(), sheet.automatic.to_string()));
+    out.push((
+        "mark:capped_at".into(),
+        sheet.capped_at.map(|c| c.to_string()).unwrap_or_default(),
+    ));
+    for f in &sheet.figures {
+        let state = serde_json::to_value(f.state)
+            .ok()
+            .and_then(|v| v.as_str().map(String::from))
+            .unwrap_or_default();
+        out.push((format!("figure:{}", f.id), state));
+        for (name, v) in &f.numbers {
+            out.push((format!("figure:{}.{name}", f.id), v.to_string()));
+        }
+    }
+    out
+}
+
 fn fault_summary(r: &Report) -> String {
     // Kinds in the order a scenario first met them, each with its messages' headlines.
     let mut kinds: Vec<(&str, Vec<String>)> = Vec::new();

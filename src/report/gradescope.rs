@@ -77,7 +77,11 @@ pub fn gradescope(report: &Report, hidden: HiddenResults) -> Results {
                 output_format: "text",
             }
         })
-        .collect();
+        .collect::<Vec<Test>>();
+    let mut tests = tests;
+    if let Some(sheet) = &report.marking {
+        tests.extend(marking_tests(sheet));
+    }
     let student = super::view::for_students(report, hidden);
     let output = student_output(report, &student);
     Results {
@@ -160,4 +164,40 @@ pub fn to_gradescope(report: &Report, hidden: HiddenResults) -> String {
         .expect("gradescope results always serialize");
     s.push('\n');
     s
+}
+
+/// The marking sheet's figures as Gradescope tests worth no points (the score stays the
+/// behaviour suite's): each passes when nothing is short of the handout's rule.
+fn marking_tests(sheet: &crate::marking::Sheet) -> Vec<Test> {
+    use crate::marking::FigureState;
+    sheet
+        .figures
+        .iter()
+        .map(|f| {
+            let mut output = f.summary.clone();
+            for row in &f.functions {
+                for u in &row.untested {
+                    output.push_str(&format!("\nuntested: {}: {u}", row.function));
+                }
+            }
+            for l in &f.lines {
+                output.push('\n');
+                output.push_str(l);
+            }
+            Test {
+                name: format!("marking: {}", f.title),
+                score: 0.0,
+                max_score: 0.0,
+                status: if matches!(f.state, FigureState::Short | FigureState::Missing) {
+                    "failed"
+                } else {
+                    "passed"
+                },
+                visibility: "visible",
+                tags: vec![sheet.assignment.clone(), "marking".to_string()],
+                output,
+                output_format: "text",
+            }
+        })
+        .collect()
 }

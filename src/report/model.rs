@@ -31,6 +31,10 @@ pub struct Report {
     /// regrades a report whose suite or settings have changed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scenarios_digest: Option<String>,
+    /// `grade --marking` only: the submission's marking sheet (the handout's whole marking
+    /// scheme, the automatic criteria marked, the marker's with their figures).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub marking: Option<crate::marking::Sheet>,
 }
 
 /// Counts over the scenarios of a report.
@@ -366,6 +370,7 @@ impl Report {
             notes: Vec::new(),
             elapsed_ms: 0,
             scenarios_digest: None,
+            marking: None,
         }
     }
 

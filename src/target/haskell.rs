@@ -190,7 +190,7 @@ fn ghc_libdir() -> Option<&'static Path> {
 
 /// GHC's folders outside the system folders a jail shows: where its libdir's links lead
 /// (Debian keeps the package database in `/var/lib/ghc`).
-fn ghc_folders() -> Vec<std::path::PathBuf> {
+pub(crate) fn ghc_folders() -> Vec<std::path::PathBuf> {
     let Some(libdir) = ghc_libdir() else {
         return Vec::new();
     };
@@ -215,7 +215,7 @@ fn ghc_folders() -> Vec<std::path::PathBuf> {
 /// `LD_LIBRARY_PATH` for GHC in the jail: GHC finds its own shared libraries through
 /// `$ORIGIN`, which the loader reads from `/proc`, and a jail has no `/proc`; so the folders
 /// of its libdir that hold them are named outright. Empty when the libdir cannot be read.
-fn ghc_library_path() -> Vec<(String, String)> {
+pub(crate) fn ghc_library_path() -> Vec<(String, String)> {
     let Some(libdir) = ghc_libdir() else {
         return Vec::new();
     };

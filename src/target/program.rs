@@ -200,7 +200,7 @@ pub fn java() -> String {
 
 /// `LD_LIBRARY_PATH` for a JDK launcher at `launcher` (`…/bin/java`): its `lib` folder,
 /// which the launcher's `$ORIGIN` run path names but a jail without `/proc` cannot resolve.
-fn jdk_library_path(launcher: &str) -> Vec<(String, String)> {
+pub(crate) fn jdk_library_path(launcher: &str) -> Vec<(String, String)> {
     let home = Path::new(launcher).parent().and_then(Path::parent);
     home.map(|h| {
         vec![(
@@ -404,7 +404,7 @@ pub fn java_target(path: &Utf8Path, limits: Limits, uid: u32) -> Result<Built, S
 
 /// Limits for a JVM: data-size memory (a JVM reserves address space it never touches), at
 /// least 2 GiB of it, and room for its threads (counted as processes).
-fn jvm_limits(limits: &Limits) -> Limits {
+pub(crate) fn jvm_limits(limits: &Limits) -> Limits {
     Limits {
         memory_mib: limits.memory_mib.max(2048),
         memory_kind: MemoryKind::DataSize,

@@ -1,0 +1,872 @@
+//! The figures other than the student's tests: a linter's and a compiler's warnings, files
+//! that must be there, docstrings, comments, the commit history.
+
+use super::scheme::{FigureKind, FigureSpec};
+use super::sheet::{Figure, FigureState};
+use super::tools::{Copy, find, shown};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// Wall-clock time a linter or compiler may take.
+const TOOL_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// The files a figure looks at, found under `root`.
+fn files_of(spec: &FigureSpec, root: &Path) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = Vec::new();
+    for pattern in &spec.files {
+        let found = find(root, pattern);
+        if pattern.starts_with('*') {
+            out.extend(found);
+        } else if let Some(first) = found.into_iter().next() {
+            out.push(first);
+        }
+    }
+    out.dedup();
+    out
+}
+
+/// Counts by key, most first, as `key ×n` lines.
+fn tally(counts: &BTreeMap<String, (usize, String)>) -> Vec<String> {
+    let mut rows: Vec<(&String, &(usize, String))> = counts.iter().collect();
+    rows.sort_by(|a, b| b.1.0.cmp(&a.1.0).then(a.0.cmp(b.0)));
+    rows.iter()
+        .map(|(k, (n, first))| format!("{k} ×{n}, first at {first}"))
+        .collect()
+}
+
+/// The copy's paths as the tool was given them, mapped back to the submission's.
+fn relative(text: &str, copy: &Copy) -> String {
+    let inside = copy.inside(&copy.ws.work);
+    text.replace(&format!("{inside}/"), "")
+}
+
+/// Measures one figure other than the student's tests.
+///
+/// Errors: the grader could not run a tool (not installed), with what to install.
+pub fn figure(spec: &FigureSpec, root: &Path, uid: u32) -> Result<Figure, String> {
+    match spec.kind {
+        FigureKind::Pytest => unreachable!("the student-tests figure is measured by pytest.rs"),
+        FigureKind::File => Ok(file(spec, root)),
+        FigureKind::Pycodestyle => pycodestyle(spec, root, uid),
+        FigureKind::Docstrings => docstrings(spec, root, uid),
+        FigureKind::GhcWall => ghc_wall(spec, root, uid),
+        FigureKind::Doctests => Ok(doctests(spec, root)),
+        FigureKind::Javac => javac(spec, root, uid),
+        FigureKind::X500 => Ok(x500(spec, root)),
+        FigureKind::MainClass => Ok(main_class(spec, root)),
+        FigureKind::History => history(spec, root, uid),
+    }
+}
+
+/// A file that must be there; a PDF's pages are counted.
+fn file(spec: &FigureSpec, root: &Path) -> Figure {
+    let want = spec.files.first().map(String::as_str).unwrap_or("");
+    let Some(path) = files_of(spec, root).into_iter().next() else {
+        return Figure::new(
+            spec,
+            FigureState::Missing,
+            format!("no {want} in the submission"),
+        );
+    };
+    let name = shown(root, &path);
+    let mut notes = Vec::new();
+    if path
+        .file_name()
+        .is_some_and(|n| n.to_string_lossy() != want)
+    {
+        notes.push(format!("named {name}, not {want}"));
+    }
+    if path.parent() != Some(root) && root.is_dir() {
+        notes.push(format!("{name} is not at the submission's root"));
+    }
+    if want.to_lowercase().ends_with(".pdf") {
+        return match pdf_pages(&path) {
+            Ok(pages) => {
+                let mut f = Figure::new(
+                    spec,
+                    if notes.is_empty() {
+                        FigureState::Ok
+                    } else {
+                        FigureState::Short
+                    },
+                    format!(
+                        "{name}: a PDF of {pages} page{}",
+                        if pages == 1 { "" } else { "s" }
+                    ),
+                );
+                f.numbers.insert("pages".into(), pages as f64);
+                f.lines = notes;
+                f
+            }
+            Err(e) => Figure::new(
+                spec,
+                FigureState::Short,
+                format!("{name} is not a readable PDF: {e}"),
+            ),
+        };
+    }
+    let mut f = Figure::new(
+        spec,
+        if notes.is_empty() {
+            FigureState::Ok
+        } else {
+            FigureState::Short
+        },
+        format!("{name} is there"),
+    );
+    f.lines = notes;
+    f
+}
+
+/// The pages of the PDF at `path` (at most 64 MiB read; a parser panic is an unreadable PDF).
+fn pdf_pages(path: &Path) -> Result<usize, String> {
+    let meta = std::fs::metadata(path).map_err(|e| e.to_string())?;
+    if meta.len() > 64 << 20 {
+        return Err("larger than 64 MiB".into());
+    }
+    let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
+    if !bytes.starts_with(b"%PDF-") {
+        return Err("it does not start with %PDF-".into());
+    }
+    std::panic::catch_unwind(|| lopdf::Document::load_mem(&bytes).map(|d| d.get_pages().len()))
+        .map_err(|_| "the PDF parser gave up on it".to_string())?
+        .map_err(|e| e.to_string())
+}
+
+/// `pycodestyle` over the Python files: counts per rule.
+fn pycodestyle(spec: &FigureSpec, root: &Path, uid: u32) -> Result<Figure, String> {
+    let files = files_of(spec, root);
+    if files.is_empty() {
+        return Ok(Figure::new(
+            spec,
+            FigureState::NotApplicable,
+            "no Python file to check".into(),
+        ));
+    }
+    let copy = Copy::new(root, uid, &[])?;
+    let base = if root.is_file() {
+        root.parent().unwrap_or(root)
+    } else {
+        root
+    };
+    let mut args = vec!["-m".to_string(), "pycodestyle".to_string()];
+    args.extend(
+        files
+            .iter()
+            .map(|f| copy.inside(&copy.ws.work.join(shown(base, f)))),
+    );
+    let built = copy.run(
+        &crate::target::python::interpreter(),
+        &args,
+        &[],
+        TOOL_TIMEOUT,
+    )?;
+    if built.output.contains("No module named pycodestyle") {
+        return Err("pycodestyle is not installed for the grader's Python (apt-get install python3-pycodestyle)".into());
+    }
+    if built.timed_out {
+        return Ok(Figure::new(
+            spec,
+            FigureState::NotMeasured,
+            "pycodestyle did not finish".into(),
+        ));
+    }
+    let text = relative(&built.output, &copy);
+    let line = regex::Regex::new(r"^(.+?):(\d+):(\d+): ([EW]\d+) (.*)$").expect("a valid pattern");
+    let mut counts: BTreeMap<String, (usize, String)> = BTreeMap::new();
+    let mut total = 0;
+    for l in text.lines() {
+        if let Some(c) = line.captures(l) {
+            total += 1;
+            let key = format!("{} {}", &c[4], &c[5]);
+            let key = strip_detail(&key);
+            let e = counts
+                .entry(key)
+                .or_insert((0, format!("{}:{}", &c[1], &c[2])));
+            e.0 += 1;
+        }
+    }
+    let names: Vec<String> = files.iter().map(|f| shown(base, f)).collect();
+    let mut f = Figure::new(
+        spec,
+        if total == 0 {
+            FigureState::Ok
+        } else {
+            FigureState::Short
+        },
+        format!(
+            "{total} pycodestyle issue{} in {}",
+            if total == 1 { "" } else { "s" },
+            names.join(", ")
+        ),
+    );
+    f.numbers.insert("issues".into(), total as f64);
+    f.numbers.insert("rules".into(), counts.len() as f64);
+    f.lines = tally(&counts);
+    Ok(f)
+}
+
+/// A rule's message without its particulars (`E501 line too long (88 > 79 characters)`
+/// counts with every other E501).
+fn strip_detail(key: &str) -> String {
+    match key.find(" (") {
+        Some(i) => key[..i].to_string(),
+        None => key.to_string(),
+    }
+}
+
+/// The docstrings of the required functions, read with Python's own parser.
+fn docstrings(spec: &FigureSpec, root: &Path, uid: u32) -> Result<Figure, String> {
+    let Some(file) = files_of(spec, root).into_iter().next() else {
+        return Ok(Figure::new(
+            spec,
+            FigureState::NotApplicable,
+            "no module to read".into(),
+        ));
+    };
+    let copy = Copy::new(root, uid, &[])?;
+    let base = if root.is_file() {
+        root.parent().unwrap_or(root)
+    } else {
+        root
+    };
+    let script = "import ast, json, sys\n\
+        tree = ast.parse(open(sys.argv[1], encoding='utf-8', errors='replace').read())\n\
+        found = {n.name: bool(ast.get_docstring(n)) for n in tree.body\n\
+                 if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}\n\
+        print(json.dumps(found))\n";
+    let args = vec![
+        "-c".to_string(),
+        script.to_string(),
+        copy.inside(&copy.ws.work.join(shown(base, &file))),
+    ];
+    let built = copy.run(
+        &crate::target::python::interpreter(),
+        &args,
+        &[],
+        TOOL_TIMEOUT,
+    )?;
+    let name = shown(base, &file);
+    let last = built.output.lines().last().unwrap_or("");
+    let Ok(found) = serde_json::from_str::<BTreeMap<String, bool>>(last) else {
+        return Ok(Figure::new(
+            spec,
+            FigureState::NotApplicable,
+            format!("{name} does not parse: {}", relative(last, &copy)),
+        ));
+    };
+    let mut missing = Vec::new();
+    let mut absent = Vec::new();
+    for f in &spec.functions {
+        match found.get(f) {
+            Some(true) => {}
+            Some(false) => missing.push(f.as_str()),
+            None => absent.push(f.as_str()),
+        }
+    }
+    let with = spec.functions.len() - missing.len() - absent.len();
+    let mut f = Figure::new(
+        spec,
+        if missing.is_empty() && absent.is_empty() {
+            FigureState::Ok
+        } else {
+            FigureState::Short
+        },
+        format!(
+            "{with} of {} required functions in {name} have a docstring",
+            spec.functions.len()
+        ),
+    );
+    if !missing.is_empty() {
+        f.lines
+            .push(format!("no docstring: {}", missing.join(", ")));
+    }
+    if !absent.is_empty() {
+        f.lines.push(format!(
+            "not defined at the top of {name}: {}",
+            absent.join(", ")
+        ));
+    }
+    f.numbers.insert("with_docstring".into(), with as f64);
+    Ok(f)
+}
+
+/// GHC's `-Wall` warnings, compiling the module (and what it imports) without linking.
+fn ghc_wall(spec: &FigureSpec, root: &Path, uid: u32) -> Result<Figure, String> {
+    let Some(file) = files_of(spec, root).into_iter().next() else {
+        return Ok(Figure::new(
+            spec,
+            FigureState::NotApplicable,
+            "no Battleship.hs".into(),
+        ));
+    };
+    let copy = Copy::new(root, uid, &crate::target::haskell::ghc_folders())?;
+    let base = if root.is_file() {
+        root.parent().unwrap_or(root)
+    } else {
+        root
+    };
+    let name = shown(base, &file);
+    let in_copy = copy.ws.work.join(&name);
+    let dir = in_copy.parent().unwrap_or(&copy.ws.work).to_path_buf();
+    let args: Vec<String> = ["-Wall", "-O0", "-no-link", "--make", "-outputdir"]
+        .map(String::from)
+        .into_iter()
+        .chain([
+            copy.inside(&copy.ws.work.join(".broadside-build")),
+            format!("-i{}", copy.inside(&dir)),
+            copy.inside(&in_copy),
+        ])
+        .collect();
+    let built = copy.run(
+        &crate::target::haskell::compiler(),
+        &args,
+        &crate::target::haskell::ghc_library_path(),
+        TOOL_TIMEOUT,
+    )?;
+    if built.timed_out {
+        return Ok(Figure::new(
+            spec,
+            FigureState::NotMeasured,
+            "GHC did not finish".into(),
+        ));
+    }
+    let text = relative(&built.output, &copy);
+    let warning = regex::Regex::new(r"^(.+?):(\d+):\d+(?:-\d+)?: warning:.*?\[(-W[\w-]+)")
+        .expect("a valid pattern");
+    let error = regex::Regex::new(r"^(.+?):(\d+):\d+.*: error:").expect("a valid pattern");
+    let mut counts: BTreeMap<String, (usize, String)> = BTreeMap::new();
+    let mut total = 0;
+    let mut errors = 0;
+    for l in text.lines() {
+        if let Some(c) = warning.captures(l) {
+            total += 1;
+            counts
+                .entry(c[3].to_string())
+                .or_insert((0, format!("{}:{}", &c[1], &c[2])))
+                .0 += 1;
+        } else if error.is_match(l) {
+            errors += 1;
+        }
+    }
+    let compiles = built.code == Some(0);
+    let summary = if compiles {
+        format!(
+            "{name} compiles with -Wall: {total} warning{}",
+            if total == 1 { "" } else { "s" }
+        )
+    } else {
+        format!(
+            "{name} does not compile ({errors} error{}); {total} warnings before it stopped",
+            if errors == 1 { "" } else { "s" }
+        )
+    };
+    let mut f = Figure::new(
+        spec,
+        if compiles && total == 0 {
+            FigureState::Ok
+        } else {
+            FigureState::Short
+        },
+        summary,
+    );
+    f.numbers.insert("warnings".into(), total as f64);
+    f.numbers.insert("errors".into(), errors as f64);
+    f.lines = tally(&counts);
+    Ok(f)
+}
+
+/// Doctest examples (`-- >>>` lines) in the Haskell source, counted (not run).
+fn doctests(spec: &FigureSpec, root: &Path) -> Figure {
+    let files = files_of(spec, root);
+    let base = if root.is_file() {
+        root.parent().unwrap_or(root)
+    } else {
+        root
+    };
+    let example = regex::Regex::new(r"^\s*--\s*>>>").expect("a valid pattern");
+    let mut total = 0;
+    let mut lines = Vec::new();
+    for file in &files {
+        let text = std::fs::read(file)
+            .map(|b| String::from_utf8_lossy(&b).into_owned())
+            .unwrap_or_default();
+        let n = text.lines().filter(|l| example.is_match(l)).count();
+        if n > 0 {
+            lines.push(format!("{}: {n}", shown(base, file)));
+        }
+        total += n;
+    }
+    let mut f = Figure::new(
+        spec,
+        if total > 0 {
+            FigureState::Ok
+        } else {
+            FigureState::Short
+        },
+        format!(
+            "{total} doctest example{} (`-- >>>`), counted, not run",
+            if total == 1 { "" } else { "s" }
+        ),
+    );
+    f.lines = lines;
+    f.numbers.insert("examples".into(), total as f64);
+    f
+}
+
+/// `javac -Xlint:all` (for the handout's Java release, when it names one): whether the code
+/// compiles there, and the warnings by category.
+fn javac(spec: &FigureSpec, root: &Path, uid: u32) -> Result<Figure, String> {
+    let files = files_of(spec, root);
+    if files.is_empty() {
+        return Ok(Figure::new(
+            spec,
+            FigureState::NotApplicable,
+            "no .java file".into(),
+        ));
+    }
+    let copy = Copy::new(root, uid, &[])?;
+    let base = if root.is_file() {
+        root.parent().unwrap_or(root)
+    } else {
+        root
+    };
+    let javac = crate::target::program::javac();
+    let env = crate::target::program::jdk_library_path(&javac);
+    let compile = |release: Option<u32>| -> Result<crate::target::build::Built, String> {
+        let mut args: Vec<String> = [
+            "-J-Xmx512m",
+            "-J-XX:+UseSerialGC",
+            "-J-XX:TieredStopAtLevel=1",
+            "-J-XX:-UsePerfData",
+            "-Xlint:all",
+            "-Xmaxwarns",
+            "1000",
+            "-encoding",
+            "UTF-8",
+            "-d",
+        ]
+        .map(String::from)
+        .to_vec();
+        args.push(copy.inside(&copy.ws.work.join(".broadside-classes")));
+        if let Some(r) = release {
+            args.extend(["--release".to_string(), r.to_string()]);
+        }
+        args.extend(
+            files
+                .iter()
+                .map(|f| copy.inside(&copy.ws.work.join(shown(base, f)))),
+        );
+        copy.run(&javac, &args, &env, TOOL_TIMEOUT)
+    };
+    let built = compile(spec.release)?;
+    if built.timed_out {
+        return Ok(Figure::new(
+            spec,
+            FigureState::NotMeasured,
+            "javac did not finish".into(),
+        ));
+    }
+    let text = relative(&built.output, &copy);
+    let warning = regex::Regex::new(r"^(.+?):(\d+): warning: \[(\w+)\]").expect("a valid pattern");
+    let error = regex::Regex::new(r"^(.+?):(\d+): error: (.*)$").expect("a valid pattern");
+    let mut counts: BTreeMap<String, (usize, String)> = BTreeMap::new();
+    let mut total = 0;
+    let mut first_error = None;
+    let mut errors = 0;
+    for l in text.lines() {
+        if let Some(c) = warning.captures(l) {
+            total += 1;
+            counts
+                .entry(c[3].to_string())
+                .or_insert((0, format!("{}:{}", &c[1], &c[2])))
+                .0 += 1;
+        } else if let Some(c) = error.captures(l) {
+            errors += 1;
+            first_error.get_or_insert_with(|| format!("{}:{}: {}", &c[1], &c[2], &c[3]));
+        }
+    }
+    let for_release = spec
+        .release
+        .map(|r| format!(" for Java {r}"))
+        .unwrap_or_default();
+    let compiles = built.code == Some(0);
+    let mut lines = tally(&counts);
+    let summary = if compiles {
+        format!(
+            "compiles{for_release}: {total} lint warning{}",
+            if total == 1 { "" } else { "s" }
+        )
+    } else {
+        let mut s = format!(
+            "does not compile{for_release}: {errors} error{}",
+            if errors == 1 { "" } else { "s" }
+        );
+        if let Some(e) = &first_error {
+            lines.insert(0, format!("first error: {e}"));
+        }
+        if spec.release.is_some() && compile(None)?.code == Some(0) {
+            s.push_str(
+                " (it compiles for the grader's newer Java: it uses something Java 11 lacks)",
+            );
+        }
+        s
+    };
+    let mut f = Figure::new(
+        spec,
+        if compiles && total == 0 {
+            FigureState::Ok
+        } else {
+            FigureState::Short
+        },
+        summary,
+    );
+    f.numbers.insert("warnings".into(), total as f64);
+    f.numbers.insert("errors".into(), errors as f64);
+    f.lines = lines;
+    Ok(f)
+}
+
+/// The comments of a Java (or C-like) source: `//` lines and `/* */` blocks, with the line
+/// each starts on.
+fn comments(text: &str) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    let mut block: Option<(usize, String)> = None;
+    for (i, line) in text.lines().enumerate() {
+        let mut rest = line;
+        loop {
+            if let Some((start, body)) = block.as_mut() {
+                let _ = start;
+                match rest.find("*/") {
+                    Some(end) => {
+                        body.push_str(&rest[..end]);
+                        out.push(block.take().expect("a block"));
+                        rest = &rest[end + 2..];
+                    }
+                    None => {
+                        body.push_str(rest);
+                        body.push('\n');
+                        break;
+                    }
+                }
+            } else {
+                let line_c = rest.find("//");
+                let block_c = rest.find("/*");
+                match (line_c, block_c) {
+                    (Some(l), b) if b.is_none_or(|b| l < b) => {
+                        out.push((i + 1, rest[l + 2..].to_string()));
+                        break;
+                    }
+                    (_, Some(b)) => {
+                        block = Some((i + 1, String::new()));
+                        rest = &rest[b + 2..];
+                    }
+                    _ => break,
+                }
+            }
+        }
+    }
+    out.extend(block);
+    out
+}
+
+/// An x500 (a University of Minnesota login: letters then digits, `park1623`) in a comment of
+/// every Java file.
+fn x500(spec: &FigureSpec, root: &Path) -> Figure {
+    let files = files_of(spec, root);
+    let base = if root.is_file() {
+        root.parent().unwrap_or(root)
+    } else {
+        root
+    };
+    let id = regex::Regex::new(r"\b[A-Za-z]{2,}[0-9]{1,5}\b").expect("a valid pattern");
+    let mut without = Vec::new();
+    let mut seen = std::collections::BTreeSet::new();
+    for file in &files {
+        let text = std::fs::read(file)
+            .map(|b| String::from_utf8_lossy(&b).into_owned())
+            .unwrap_or_default();
+        let found: Vec<String> = comments(&text)
+            .iter()
+            .flat_map(|(_, c)| {
+                id.find_iter(c)
+                    .map(|m| m.as_str().to_lowercase())
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        if found.is_empty() {
+            without.push(shown(base, file));
+        }
+        seen.extend(found);
+    }
+    if files.is_empty() {
+        return Figure::new(spec, FigureState::NotApplicable, "no .java file".into());
+    }
+    let mut f = Figure::new(
+        spec,
+        if without.is_empty() {
+            FigureState::Ok
+        } else {
+            FigureState::Short
+        },
+        format!(
+            "{} of {} files have an x500 in a comment",
+            files.len() - without.len(),
+            files.len()
+        ),
+    );
+    if !seen.is_empty() {
+        f.lines.push(format!(
+            "x500s seen: {}",
+            seen.into_iter().collect::<Vec<_>>().join(", ")
+        ));
+    }
+    if !without.is_empty() {
+        f.lines.push(format!("none in: {}", without.join(", ")));
+    }
+    f
+}
+
+/// A comment that names the class whose main method is to be run.
+fn main_class(spec: &FigureSpec, root: &Path) -> Figure {
+    let files = files_of(spec, root);
+    let base = if root.is_file() {
+        root.parent().unwrap_or(root)
+    } else {
+        root
+    };
+    let main = regex::Regex::new(r"public\s+static\s+void\s+main\s*\(").expect("a valid pattern");
+    let mut mains = Vec::new();
+    let mut texts = Vec::new();
+    for file in &files {
+        let text = std::fs::read(file)
+            .map(|b| String::from_utf8_lossy(&b).into_owned())
+            .unwrap_or_default();
+        if main.is_match(&text) {
+            let class = file
+                .file_stem()
+                .unwrap_or_default()
+                .to_string_lossy()
+                .into_owned();
+            mains.push(class);
+        }
+        texts.push((shown(base, file), text));
+    }
+    if mains.is_empty() {
+        return Figure::new(
+            spec,
+            FigureState::NotApplicable,
+            "no class has a main method".into(),
+        );
+    }
+    let word = regex::Regex::new(r"(?i)\b(main|run)\b").expect("a valid pattern");
+    for (name, text) in &texts {
+        for (line, c) in comments(text) {
+            if word.is_match(&c) && mains.iter().any(|m| c.contains(m.as_str())) {
+                let said: String = c.split_whitespace().collect::<Vec<_>>().join(" ");
+                let said: String = said.chars().take(100).collect();
+                return Figure::new(spec, FigureState::Ok, format!("{name}:{line}: \"{said}\""));
+            }
+        }
+    }
+    Figure::new(
+        spec,
+        FigureState::Short,
+        format!(
+            "no comment names the main class to run (main methods in: {})",
+            mains.join(", ")
+        ),
+    )
+}
+
+/// The commit history, when the submission is a git repository: commits, dates, the longest
+/// gap, and the periods short of the handout's rule. `git log` runs contained on a copy.
+fn history(spec: &FigureSpec, root: &Path, uid: u32) -> Result<Figure, String> {
+    if !root.join(".git").exists() {
+        return Ok(Figure::new(
+            spec,
+            FigureState::NotApplicable,
+            "not a git repository (no .git folder in the submission)".into(),
+        ));
+    }
+    let copy = Copy::new(root, uid, &[])?;
+    let args: Vec<String> = [
+        "-c",
+        "core.fsmonitor=false",
+        "-c",
+        "safe.directory=*",
+        "--no-pager",
+        "log",
+        "--no-color",
+        "--format=%ct%x09%an%x09%s",
+    ]
+    .map(String::from)
+    .to_vec();
+    let env = [
+        ("GIT_CONFIG_NOSYSTEM".to_string(), "1".to_string()),
+        (
+            "GIT_DIR".to_string(),
+            copy.inside(&copy.ws.work.join(".git")),
+        ),
+    ];
+    let built = copy.run("git", &args, &env, TOOL_TIMEOUT)?;
+    if built.code != Some(0) {
+        return Ok(Figure::new(
+            spec,
+            FigureState::NotApplicable,
+            format!(
+                "git cannot read its history: {}",
+                built.output.lines().last().unwrap_or("")
+            ),
+        ));
+    }
+    let mut times: Vec<i64> = built
+        .output
+        .lines()
+        .filter_map(|l| l.split('\t').next()?.parse().ok())
+        .collect();
+    times.sort_unstable();
+    Ok(history_figure(spec, &times))
+}
+
+/// The history figure from commit times (Unix seconds, sorted).
+pub(crate) fn history_figure(spec: &FigureSpec, times: &[i64]) -> Figure {
+    const DAY: i64 = 86_400;
+    let (Some(&first), Some(&last)) = (times.first(), times.last()) else {
+        return Figure::new(
+            spec,
+            FigureState::Short,
+            "a git repository with no commits".into(),
+        );
+    };
+    let per_days = i64::from(spec.per_days.unwrap_or(14)).max(1);
+    let at_least = spec.at_least.unwrap_or(1) as usize;
+    let date = |t: i64| {
+        let days = t.div_euclid(DAY);
+        civil(days)
+    };
+    let gap = times.windows(2).map(|w| w[1] - w[0]).max().unwrap_or(0);
+    // Whole periods from the first commit; the last one ends with the last commit.
+    let period = per_days * DAY;
+    let periods = ((last - first + period - 1) / period).max(1) as usize;
+    let short = (0..periods)
+        .filter(|p| {
+            let start = first + *p as i64 * period;
+            let open_end = *p + 1 == periods;
+            let inside = |t: i64| t >= start && (t < start + period || open_end);
+            times.iter().filter(|&&t| inside(t)).count() < at_least
+        })
+        .count();
+    let days_active = times
+        .iter()
+        .map(|t| t.div_euclid(DAY))
+        .collect::<std::collections::BTreeSet<_>>()
+        .len();
+    let regular = short == 0
+        && times.len() >= at_least
+        && (days_active > 1 || times.len() == 1 && at_least <= 1);
+    let mut f = Figure::new(
+        spec,
+        if regular {
+            FigureState::Ok
+        } else {
+            FigureState::Short
+        },
+        format!(
+            "{} commit{} on {days_active} day{} from {} to {}; longest gap {:.1} days; {short} of {periods} {per_days}-day periods have fewer than {at_least} commits",
+            times.len(),
+            if times.len() == 1 { "" } else { "s" },
+            if days_active == 1 { "" } else { "s" },
+            date(first),
+            date(last),
+            gap as f64 / DAY as f64,
+        ),
+    );
+    if days_active == 1 && times.len() > 1 {
+        f.lines.push("every commit is from one day".into());
+    }
+    f.numbers = BTreeMap::from([
+        ("commits".to_string(), times.len() as f64),
+        ("days_active".to_string(), days_active as f64),
+        (
+            "longest_gap_days".to_string(),
+            (gap as f64 / DAY as f64 * 10.0).round() / 10.0,
+        ),
+        ("periods_short".to_string(), short as f64),
+    ]);
+    f
+}
+
+/// The date (`YYYY-MM-DD`, UTC) of a day count since 1970-01-01 (Howard Hinnant's
+/// days-to-civil).
+fn civil(days: i64) -> String {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}-{m:02}-{d:02}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(kind: FigureKind) -> FigureSpec {
+        FigureSpec {
+            id: "f".into(),
+            kind,
+            title: "t".into(),
+            clause: "c".into(),
+            files: vec![],
+            functions: vec![],
+            at_least: Some(2),
+            per_days: Some(14),
+            release: None,
+        }
+    }
+
+    #[test]
+    fn dates_are_civil() {
+        assert_eq!(civil(0), "1970-01-01");
+        assert_eq!(civil(20_454), "2026-01-01");
+        assert_eq!(civil(11_016), "2000-02-29");
+    }
+
+    #[test]
+    fn a_history_in_one_day_is_short_and_a_regular_one_is_not() {
+        let day = 86_400;
+        let start = 1_790_000_000;
+        let one_day = [start, start + 60, start + 3600];
+        let f = history_figure(&spec(FigureKind::History), &one_day);
+        assert_eq!(
+            f.state,
+            FigureState::Short,
+            "three commits in one day: {}",
+            f.summary
+        );
+        let regular: Vec<i64> = (0..8).map(|i| start + i * 6 * day).collect();
+        let f = history_figure(&spec(FigureKind::History), &regular);
+        assert_eq!(f.state, FigureState::Ok, "{}", f.summary);
+        let gap = [start, start + day, start + 40 * day, start + 41 * day];
+        let f = history_figure(&spec(FigureKind::History), &gap);
+        assert_eq!(f.state, FigureState::Short, "{}", f.summary);
+        assert_eq!(f.numbers["periods_short"], 1.0, "{}", f.summary);
+        assert_eq!(f.numbers["longest_gap_days"], 39.0);
+    }
+
+    #[test]
+    fn comments_are_found_in_lines_and_blocks() {
+        let text = "// Written by park1623\nclass A { /* run\n Main */ int x; } // end";
+        let c = comments(text);
+        assert_eq!(c.len(), 3, "{c:?}");
+        assert_eq!(c[0], (1, " Written by park1623".to_string()));
+        assert_eq!(c[1].0, 2);
+        assert!(c[1].1.contains("Main"));
+    }
+}

@@ -1,0 +1,188 @@
+//! Each handout's whole marking scheme: the criteria broadside marks itself (behaviour), and
+//! for the marker's criteria the figures a marker needs (the student's own tests graded with
+//! wheats and chaffs, linters, compilers' warnings, files and comments the handout asks for,
+//! the commit history), measured in the same containment as every submission's code.
+//!
+//! The schemes are data, `specs/marking/<assignment>.toml` ([`scheme`]); a sheet is plain data
+//! ([`sheet`]) that `grade --marking` writes beside each report.
+
+mod measure;
+mod pytest;
+pub mod scheme;
+pub mod sheet;
+mod tools;
+
+pub use scheme::{Scheme, bundled};
+pub use sheet::{Figure, FigureState, Sheet, to_text};
+
+use crate::report::Report;
+use std::path::Path;
+
+/// The marking sheet of the submission at `root` (a folder, or one file), whose behaviour
+/// `report` graded; its tools run as `uid` (as root). A figure the grader could not measure
+/// (a tool failed) is `not-measured`, never charged.
+pub fn mark(scheme: &Scheme, root: &Path, report: &Report, uid: u32) -> Sheet {
+    let figures: Vec<Figure> = scheme
+        .figures
+        .iter()
+        .map(|spec| {
+            let measured = match (&spec.kind, &scheme.tests) {
+                (scheme::FigureKind::Pytest, Some(tests)) => {
+                    pytest::figure(spec, tests, wheat(&scheme.assignment), root, uid)
+                }
+                _ => measure::figure(spec, root, uid),
+            };
+            measured.unwrap_or_else(|e| {
+                Figure::new(spec, FigureState::NotMeasured, format!("not measured: {e}"))
+            })
+        })
+        .collect();
+    let share = if report.summary.max_score > 0.0 {
+        report.summary.score / report.summary.max_score
+    } else {
+        0.0
+    };
+    let criteria: Vec<sheet::CriterionMark> = scheme
+        .criteria
+        .iter()
+        .map(|c| {
+            let (mark, how) = match c.mark {
+                Some(scheme::Automatic::Behaviour) => (
+                    Some(crate::report::round_to(f64::from(c.weight) * share, 2)),
+                    format!(
+                        "automatic: {} of the behaviour suite's {} ({:.1} %)",
+                        report.summary.score,
+                        report.summary.max_score,
+                        share * 100.0
+                    ),
+                ),
+                None => (None, String::new()),
+            };
+            sheet::CriterionMark {
+                id: c.id.clone(),
+                title: c.title.clone(),
+                weight: c.weight,
+                clause: c.clause.clone(),
+                mark,
+                how,
+                figures: c.figures.clone(),
+            }
+        })
+        .collect();
+    let caps: Vec<sheet::CapResult> = scheme
+        .caps
+        .iter()
+        .map(|cap| sheet::CapResult {
+            id: cap.id.clone(),
+            max: cap.max,
+            clause: cap.clause.clone(),
+            applies: figures
+                .iter()
+                .any(|f| f.id == cap.when_missing && f.state == FigureState::Missing),
+        })
+        .collect();
+    Sheet {
+        assignment: scheme.assignment.clone(),
+        handout: format!("{}, {}", scheme.handout, scheme.section),
+        out_of: scheme.out_of,
+        automatic: crate::report::round_to(criteria.iter().filter_map(|c| c.mark).sum(), 2),
+        for_the_marker: criteria
+            .iter()
+            .filter(|c| c.mark.is_none())
+            .map(|c| c.weight)
+            .sum(),
+        capped_at: caps.iter().filter(|c| c.applies).map(|c| c.max).min(),
+        criteria,
+        caps,
+        figures,
+    }
+}
+
+/// The wheat of an assignment's student-tests grading.
+fn wheat(assignment: &str) -> &'static str {
+    match assignment {
+        "solo-10x10" => scheme::SOLO_WHEAT,
+        _ => "",
+    }
+}
+
+/// Checks, before grading starts, that the tools `scheme` needs run here in the containment
+/// the submissions get (so a missing tool is the instructor's setup error, never a student's
+/// zero).
+///
+/// Errors: what is missing and how to install it.
+pub fn check_tools(scheme: &Scheme, uid: u32) -> Result<(), String> {
+    use scheme::FigureKind as K;
+    let dir = tempfile::tempdir().map_err(|e| format!("cannot make a scratch folder: {e}"))?;
+    let copy = tools::Copy::new(dir.path(), uid, &crate::target::haskell::ghc_folders())?;
+    let timeout = std::time::Duration::from_secs(60);
+    let has = |kind: K| scheme.figures.iter().any(|f| f.kind == kind);
+    let mut missing = Vec::new();
+    let python = crate::target::python::interpreter();
+    for (kind, module, package) in [
+        (K::Pytest, "pytest", "python3-pytest"),
+        (K::Pycodestyle, "pycodestyle", "python3-pycodestyle"),
+    ] {
+        if has(kind) {
+            let ok = copy
+                .run(
+                    &python,
+                    &["-c".into(), format!("import {module}")],
+                    &[],
+                    timeout,
+                )
+                .is_ok_and(|b| b.code == Some(0));
+            if !ok {
+                missing.push(format!(
+                    "`{python} -c 'import {module}'` fails in the submissions' containment (install it: apt-get install {package})"
+                ));
+            }
+        }
+    }
+    let tool = |program: String, args: &[&str], env: Vec<(String, String)>, install: &str| {
+        let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+        let ok = copy
+            .run(&program, &args, &env, timeout)
+            .is_ok_and(|b| b.code == Some(0));
+        (!ok).then(|| {
+            format!(
+                "`{program} {}` fails in the submissions' containment (install it: {install})",
+                args.join(" ")
+            )
+        })
+    };
+    if has(K::GhcWall) {
+        missing.extend(tool(
+            crate::target::haskell::compiler(),
+            &["--version"],
+            crate::target::haskell::ghc_library_path(),
+            "apt-get install ghc",
+        ));
+    }
+    if has(K::Javac) {
+        let javac = crate::target::program::javac();
+        let env = crate::target::program::jdk_library_path(&javac);
+        missing.extend(tool(
+            javac,
+            &["-J-Xmx64m", "-version"],
+            env,
+            "apt-get install openjdk-17-jdk-headless",
+        ));
+    }
+    if has(K::History) {
+        missing.extend(tool(
+            "git".into(),
+            &["--version"],
+            vec![],
+            "apt-get install git",
+        ));
+    }
+    if missing.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "--marking needs tools the grader lacks:\n  {}",
+            missing.join("\n  ")
+        ))
+    }
+}

@@ -1,0 +1,338 @@
+//! A handout's marking scheme as data (`specs/marking/<assignment>.toml`): its criteria with
+//! their weights and clauses, the caps it puts on the mark, and the figures broadside measures
+//! for the marker. Loaded from the bundled files; see `specs/marking/README.md`.
+
+use serde::Deserialize;
+
+/// The bundled marking schemes, `(assignment, scheme file, student-tests file)`.
+pub const BUNDLED: [(&str, &str, Option<&str>); 5] = [
+    (
+        "solo-10x10",
+        include_str!("../../specs/marking/solo-10x10.toml"),
+        Some(include_str!("../../specs/marking/solo-10x10.tests.toml")),
+    ),
+    (
+        "colab-6x6",
+        include_str!("../../specs/marking/colab-6x6.toml"),
+        None,
+    ),
+    (
+        "move-limit-10x10",
+        include_str!("../../specs/marking/move-limit-10x10.toml"),
+        None,
+    ),
+    (
+        "battleboats",
+        include_str!("../../specs/marking/battleboats.toml"),
+        None,
+    ),
+    (
+        "grenades-8x8",
+        include_str!("../../specs/marking/grenades-8x8.toml"),
+        None,
+    ),
+];
+
+/// The wheat of the solo-10x10 student-tests grading: the correct sample, whose behaviour the
+/// samples test pins at full marks.
+pub const SOLO_WHEAT: &str =
+    include_str!("../../fixtures/submissions/solo-10x10/correct/battleships.py");
+
+/// One assignment's marking scheme.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scheme {
+    pub assignment: String,
+    /// The handout file and the section the scheme comes from.
+    pub handout: String,
+    pub section: String,
+    /// What the whole mark is out of (the weights add up to it).
+    pub out_of: u32,
+    #[serde(rename = "criterion")]
+    pub criteria: Vec<Criterion>,
+    #[serde(default, rename = "cap")]
+    pub caps: Vec<Cap>,
+    #[serde(default, rename = "figure")]
+    pub figures: Vec<FigureSpec>,
+    /// The student-tests grading, when the handout asks for tests broadside can run.
+    #[serde(skip)]
+    pub tests: Option<TestsSpec>,
+}
+
+/// A criterion of the marking scheme.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Criterion {
+    pub id: String,
+    pub title: String,
+    pub weight: u32,
+    /// The handout's words.
+    pub clause: String,
+    /// How broadside computes it; absent: the marker's.
+    #[serde(default)]
+    pub mark: Option<Automatic>,
+    /// The figures shown beside it, for the marker.
+    #[serde(default)]
+    pub figures: Vec<String>,
+}
+
+/// A criterion broadside marks itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Automatic {
+    /// The weight times the share of the behaviour suite's score.
+    Behaviour,
+}
+
+/// A cap on the whole mark when a figure finds something missing.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Cap {
+    pub id: String,
+    /// The figure whose `missing` state triggers it.
+    pub when_missing: String,
+    pub max: u32,
+    pub clause: String,
+}
+
+/// A figure broadside measures.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FigureSpec {
+    pub id: String,
+    pub kind: FigureKind,
+    pub title: String,
+    /// The handout's words the figure answers.
+    pub clause: String,
+    /// Files it looks at (a file kind: the one file; lints: the files, absent ones skipped).
+    #[serde(default)]
+    pub files: Vec<String>,
+    /// Required functions (docstrings).
+    #[serde(default)]
+    pub functions: Vec<String>,
+    /// Commits: at least this many in every window of `per_days` days.
+    #[serde(default)]
+    pub at_least: Option<u32>,
+    #[serde(default)]
+    pub per_days: Option<u32>,
+    /// javac: the Java release to compile for (`--release N`), when the handout names one.
+    #[serde(default)]
+    pub release: Option<u32>,
+}
+
+/// What a figure measures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Hash)]
+#[serde(rename_all = "kebab-case")]
+pub enum FigureKind {
+    /// The student's pytest file against the wheat and the chaffs.
+    Pytest,
+    /// `pycodestyle` over the Python files: counts per rule.
+    Pycodestyle,
+    /// A docstring on each required function.
+    Docstrings,
+    /// A file that must be there (`Report.pdf`: its pages counted).
+    File,
+    /// GHC's `-Wall` warnings.
+    GhcWall,
+    /// `javac --release 11 -Xlint:all`: compiles for Java 11, and its warnings.
+    Javac,
+    /// A comment with an x500 in every Java file.
+    X500,
+    /// A comment naming the main class to run.
+    MainClass,
+    /// The commit history, when the submission is a git repository.
+    History,
+    /// Doctest examples (`-- >>>`) in the Haskell source, counted.
+    Doctests,
+}
+
+/// How a student's own tests are graded (`specs/marking/<assignment>.tests.toml`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TestsSpec {
+    pub module: String,
+    pub tests: String,
+    pub functions: Vec<String>,
+    pub testable_clause: String,
+    pub at_least: u32,
+    pub at_least_clause: String,
+    #[serde(default, rename = "assumption")]
+    pub assumptions: Vec<Assumption>,
+    #[serde(default, rename = "reading")]
+    pub readings: Vec<Reading>,
+    #[serde(rename = "chaff")]
+    pub chaffs: Vec<Chaff>,
+}
+
+/// What callers of a function may assume, as a Python expression over its arguments.
+#[derive(Debug, Clone, Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Assumption {
+    pub function: String,
+    pub holds: String,
+    #[serde(skip_serializing)]
+    pub clause: String,
+}
+
+/// The wheat under an accepted other reading of a spec decision.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Reading {
+    pub decision: String,
+    pub source: String,
+}
+
+/// A buggy implementation a good test suite catches.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Chaff {
+    pub id: String,
+    pub function: String,
+    pub clause: String,
+    /// What no test checks when none catches it, for the student.
+    pub untested: String,
+    pub source: String,
+}
+
+/// Whether a TOML text is a marking scheme or a student-tests file (`broadside check` checks
+/// them beside the specs).
+pub fn is_marking(text: &str) -> bool {
+    toml::from_str::<toml::Table>(text).is_ok_and(|t| {
+        (t.contains_key("out_of") && t.contains_key("criterion")) || t.contains_key("chaff")
+    })
+}
+
+/// Checks a marking scheme file (with its `.tests.toml` beside it, if any) or a student-tests
+/// file.
+///
+/// Errors: what [`parse`] finds, as a diagnostic naming the file (and line:col for TOML).
+pub fn check_file(source: &crate::diag::Source) -> Result<(), crate::diag::Diagnostic> {
+    let fail = |e: String| {
+        crate::diag::Diagnostic::new(source, None, format!("{}: {e}", source.path))
+            .expected("a marking scheme (specs/marking/README.md)")
+    };
+    let at = |e: toml::de::Error| {
+        crate::diag::Diagnostic::new(source, e.span(), e.message().to_string())
+            .expected("a marking scheme (specs/marking/README.md)")
+    };
+    let tests_toml =
+        toml::from_str::<toml::Table>(&source.text).is_ok_and(|t| t.contains_key("chaff"));
+    if tests_toml {
+        return toml::from_str::<TestsSpec>(&source.text)
+            .map(|_| ())
+            .map_err(at);
+    }
+    toml::from_str::<Scheme>(&source.text).map_err(at)?;
+    let beside = source
+        .path
+        .strip_suffix(".toml")
+        .map(|p| format!("{p}.tests.toml"));
+    let tests = beside.and_then(|p| std::fs::read_to_string(p).ok());
+    parse(&source.text, tests.as_deref())
+        .map(|_| ())
+        .map_err(fail)
+}
+
+/// The bundled scheme of `assignment`, if it has one.
+///
+/// Panics only if a bundled file is broken, which the test `bundled_schemes_load` rules out.
+pub fn bundled(assignment: &str) -> Option<Scheme> {
+    let (_, text, tests) = BUNDLED.iter().find(|(id, _, _)| *id == assignment)?;
+    Some(parse(text, *tests).unwrap_or_else(|e| panic!("bundled marking scheme {assignment}: {e}")))
+}
+
+/// Parses a scheme and its student-tests file, and checks that it holds together: the
+/// weights add up to `out_of`, every figure a criterion or cap names exists.
+///
+/// Errors: the TOML is malformed (with line and column) or the scheme does not hold together.
+pub fn parse(text: &str, tests: Option<&str>) -> Result<Scheme, String> {
+    let mut scheme: Scheme = toml::from_str(text).map_err(|e| e.to_string())?;
+    if let Some(tests) = tests {
+        scheme.tests = Some(toml::from_str(tests).map_err(|e| e.to_string())?);
+    }
+    let total: u32 = scheme.criteria.iter().map(|c| c.weight).sum();
+    if total != scheme.out_of {
+        return Err(format!(
+            "the criteria's weights add up to {total}, not out_of = {}",
+            scheme.out_of
+        ));
+    }
+    let named = scheme
+        .criteria
+        .iter()
+        .flat_map(|c| c.figures.iter())
+        .chain(scheme.caps.iter().map(|c| &c.when_missing));
+    for id in named {
+        if !scheme.figures.iter().any(|f| &f.id == id) {
+            return Err(format!("no figure `{id}`, which a criterion or cap names"));
+        }
+    }
+    let pytest = scheme.figures.iter().any(|f| f.kind == FigureKind::Pytest);
+    if pytest != scheme.tests.is_some() {
+        return Err("a pytest figure needs a student-tests file, and only it uses one".into());
+    }
+    Ok(scheme)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bundled_schemes_load() {
+        for (id, _, _) in BUNDLED {
+            let s = bundled(id).expect("bundled");
+            assert_eq!(s.assignment, id);
+        }
+    }
+
+    #[test]
+    fn weights_must_add_up() {
+        let text = r#"
+assignment = "x"
+handout = "h"
+section = "s"
+out_of = 100
+[[criterion]]
+id = "a"
+title = "A"
+weight = 60
+clause = "c"
+"#;
+        let e = parse(text, None).unwrap_err();
+        assert!(e.contains("add up to 60"), "{e}");
+    }
+
+    #[test]
+    fn a_named_figure_must_exist() {
+        let text = r#"
+assignment = "x"
+handout = "h"
+section = "s"
+out_of = 10
+[[criterion]]
+id = "a"
+title = "A"
+weight = 10
+clause = "c"
+figures = ["lint"]
+"#;
+        let e = parse(text, None).unwrap_err();
+        assert!(e.contains("no figure `lint`"), "{e}");
+    }
+
+    #[test]
+    fn every_chaff_names_a_testable_function() {
+        let s = bundled("solo-10x10").unwrap();
+        let t = s.tests.unwrap();
+        for c in &t.chaffs {
+            assert!(t.functions.contains(&c.function), "{}", c.id);
+        }
+        for f in &t.functions {
+            assert!(
+                t.chaffs.iter().filter(|c| &c.function == f).count() >= 2,
+                "{f} has fewer than two chaffs"
+            );
+        }
+    }
+}

@@ -1,0 +1,276 @@
+//! `grade --marking`: each handout's whole marking scheme. The solo-10x10 samples in
+//! `fixtures/marking/` and the correct behaviour sample are graded as a class; each sheet is
+//! checked against `fixtures/marking/solo-10x10/expected.toml` (figures' states and numbers,
+//! the functions with rules no test checks) and pinned whole as a snapshot. Needs pytest and
+//! pycodestyle for the Python the submissions run under (`.ci/run` installs them) and git.
+
+mod common;
+use common::broadside;
+
+use camino::{Utf8Path, Utf8PathBuf};
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+const SUITE: &str = "fixtures/scenarios/solo-10x10";
+
+#[derive(serde::Deserialize)]
+struct Expected {
+    path: String,
+    why: String,
+    automatic: f64,
+    capped_at: Option<u32>,
+    figures: BTreeMap<String, String>,
+    numbers: BTreeMap<String, f64>,
+    untested: Vec<String>,
+}
+
+fn expected() -> BTreeMap<String, Expected> {
+    toml::from_str(&std::fs::read_to_string("fixtures/marking/solo-10x10/expected.toml").unwrap())
+        .unwrap()
+}
+
+fn copy_dir(from: &Utf8Path, to: &Utf8Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let name = e.file_name().into_string().unwrap();
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&from.join(&name), &to.join(&name));
+        } else {
+            std::fs::copy(e.path(), to.join(&name)).unwrap();
+        }
+    }
+}
+
+/// Makes `dir` a git repository of three commits, all on 2026-10-20 (a weak history).
+fn one_day_history(dir: &Utf8Path) {
+    let git = |args: &[&str], when: &str| {
+        let ok = std::process::Command::new("git")
+            .args(["-c", "user.name=Student", "-c", "user.email=s@example.org"])
+            .args(args)
+            .current_dir(dir)
+            .env("GIT_AUTHOR_DATE", when)
+            .env("GIT_COMMITTER_DATE", when)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .status()
+            .unwrap_or_else(|e| panic!("this test needs git (apt-get install git): {e}"))
+            .success();
+        assert!(ok, "git {args:?}");
+    };
+    git(&["init", "-q"], "2026-10-20T09:00:00Z");
+    git(&["add", "battleships.py"], "2026-10-20T09:00:00Z");
+    git(
+        &["commit", "-q", "-m", "battleships"],
+        "2026-10-20T09:00:00Z",
+    );
+    git(&["add", "test_battleships.py"], "2026-10-20T21:00:00Z");
+    git(&["commit", "-q", "-m", "tests"], "2026-10-20T21:00:00Z");
+    git(
+        &["commit", "-q", "--allow-empty", "-m", "final"],
+        "2026-10-20T23:30:00Z",
+    );
+}
+
+fn json(path: &Utf8Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// Grades the samples with `--marking` once; the output folder.
+fn graded() -> &'static Utf8PathBuf {
+    static OUT: std::sync::OnceLock<(tempfile::TempDir, Utf8PathBuf)> = std::sync::OnceLock::new();
+    &OUT.get_or_init(|| {
+        let dir = tempfile::tempdir().unwrap();
+        let root = Utf8PathBuf::from_path_buf(dir.path().to_path_buf()).unwrap();
+        let class = root.join("class");
+        for (name, e) in expected() {
+            copy_dir(Utf8Path::new(&e.path), &class.join(&name));
+        }
+        one_day_history(&class.join("weak-tests"));
+        let out = root.join("out");
+        let o = broadside()
+            .args(["grade", "--suite", SUITE, "--submissions", class.as_str()])
+            .args([
+                "--out",
+                out.as_str(),
+                "--marking",
+                "--formats",
+                "json,text,gradescope",
+            ])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(0), "{stderr}");
+        (dir, out)
+    })
+    .1
+}
+
+#[test]
+fn each_sheet_is_the_one_a_ta_would_sign() {
+    let out = graded();
+    let mut wrong = Vec::new();
+    for (name, e) in expected() {
+        let sheet = json(&out.join(&name).join("marking.json"));
+        let mut got = Vec::new();
+        if sheet["automatic"].as_f64() != Some(e.automatic) {
+            got.push(format!("automatic {}", sheet["automatic"]));
+        }
+        if sheet["capped_at"].as_u64().map(|c| c as u32) != e.capped_at {
+            got.push(format!("capped_at {}", sheet["capped_at"]));
+        }
+        let figures = sheet["figures"].as_array().unwrap();
+        let figure = |id: &str| figures.iter().find(|f| f["id"] == id).unwrap();
+        for (id, state) in &e.figures {
+            if figure(id)["state"] != state.as_str() {
+                got.push(format!(
+                    "{id} is {} ({})",
+                    figure(id)["state"],
+                    figure(id)["summary"]
+                ));
+            }
+        }
+        for (key, want) in &e.numbers {
+            let (id, number) = key.split_once('.').unwrap();
+            if figure(id)["numbers"][number].as_f64() != Some(*want) {
+                got.push(format!("{key} = {}", figure(id)["numbers"][number]));
+            }
+        }
+        let untested: Vec<String> = figure("tests")["functions"]
+            .as_array()
+            .map(|rows| {
+                rows.iter()
+                    .filter(|r| {
+                        r.get("untested")
+                            .is_some_and(|u| !u.as_array().unwrap().is_empty())
+                    })
+                    .map(|r| r["function"].as_str().unwrap().to_string())
+                    .collect()
+            })
+            .unwrap_or_default();
+        if untested != e.untested {
+            got.push(format!("untested {untested:?}"));
+        }
+        // The marker's criteria are left blank, the automatic one marked.
+        for c in sheet["criteria"].as_array().unwrap() {
+            let blank = c["mark"].is_null();
+            if blank != (c["id"] != "correctness") {
+                got.push(format!("criterion {} mark {}", c["id"], c["mark"]));
+            }
+        }
+        if !got.is_empty() {
+            wrong.push(format!("{name} ({}):\n  {}", e.why, got.join("\n  ")));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n\n"));
+}
+
+#[test]
+fn the_sheets_read_as_pinned() {
+    let out = graded();
+    for name in expected().keys() {
+        let text = std::fs::read_to_string(out.join(name).join("marking.txt")).unwrap();
+        insta::assert_snapshot!(format!("sheet-{name}"), text);
+        let report = std::fs::read_to_string(out.join(name).join("report.txt")).unwrap();
+        assert!(report.ends_with(&text), "report.txt ends with the sheet");
+    }
+}
+
+#[test]
+fn the_summary_has_a_column_per_criterion_the_markers_blank() {
+    let out = graded();
+    let mut rd = csv::Reader::from_path(out.join("summary.csv")).unwrap();
+    let header: Vec<String> = rd.headers().unwrap().iter().map(String::from).collect();
+    for col in [
+        "mark:correctness/30",
+        "mark:completeness/30",
+        "mark:style/10",
+        "mark:extension/30",
+        "mark:automatic",
+        "mark:capped_at",
+        "figure:tests.caught",
+    ] {
+        assert!(header.contains(&col.to_string()), "{col} in {header:?}");
+    }
+    let at = |c: &str| header.iter().position(|h| h == c).unwrap();
+    for row in rd.records() {
+        let row = row.unwrap();
+        assert_eq!(&row[at("mark:correctness/30")], "30", "{row:?}");
+        assert_eq!(&row[at("mark:completeness/30")], "", "{row:?}");
+        assert_eq!(&row[at("mark:capped_at")], "70", "{row:?}");
+    }
+}
+
+#[test]
+fn gradescope_shows_the_figures_as_tests_worth_nothing() {
+    let out = graded();
+    let results = json(&out.join("weak-tests/results.json"));
+    let tests = results["tests"].as_array().unwrap();
+    let t = tests
+        .iter()
+        .find(|t| t["name"] == "marking: the student's tests (test_battleships.py)")
+        .expect("a test for the tests figure");
+    assert_eq!(t["max_score"], 0.0);
+    assert_eq!(t["status"], "failed");
+    assert!(
+        t["output"]
+            .as_str()
+            .unwrap()
+            .contains("untested: is_open_sea"),
+        "{t}"
+    );
+    // The score is still the behaviour suite's alone.
+    assert_eq!(results["score"], 192.0);
+}
+
+#[test]
+fn a_grader_without_pytest_is_told_before_anything_is_graded() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = Utf8PathBuf::from_path_buf(dir.path().join("out")).unwrap();
+    let o = broadside()
+        .args([
+            "grade",
+            "--suite",
+            SUITE,
+            "--submissions",
+            "fixtures/marking/solo-10x10",
+        ])
+        .args(["--out", out.as_str(), "--marking"])
+        .env("BROADSIDE_PYTHON", "/nonexistent/python3")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_ne!(o.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("apt-get install python3-pytest"),
+        "{stderr}"
+    );
+    assert!(
+        !out.join("weak-tests/report.json").exists(),
+        "nothing graded"
+    );
+}
+
+#[test]
+fn marking_needs_one_assignment_with_a_scheme() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = Utf8PathBuf::from_path_buf(dir.path().join("out")).unwrap();
+    let o = broadside()
+        .args([
+            "grade",
+            "--suite",
+            SUITE,
+            "--suite",
+            "fixtures/scenarios/colab-6x6",
+        ])
+        .args([
+            "--submissions",
+            "fixtures/marking/solo-10x10",
+            "--out",
+            out.as_str(),
+            "--marking",
+        ])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_ne!(o.status.code(), Some(0), "{stderr}");
+}

@@ -1,8 +1,9 @@
-//! `grade --marking`: each handout's whole marking scheme. The solo-10x10 samples in
-//! `fixtures/marking/` and the correct behaviour sample are graded as a class; each sheet is
-//! checked against `fixtures/marking/solo-10x10/expected.toml` (figures' states and numbers,
-//! the functions with rules no test checks) and pinned whole as a snapshot. Needs pytest and
-//! pycodestyle for the Python the submissions run under (`.ci/run` installs them) and git.
+//! `grade --marking`: each handout's whole marking scheme. The samples in `fixtures/marking/`
+//! and the correct behaviour samples are graded, one class per assignment; each sheet is
+//! checked against `fixtures/marking/expected.toml` (figures' states and numbers, the
+//! functions with rules no test checks) and pinned whole as a snapshot. Needs pytest and
+//! pycodestyle for the Python the submissions run under (`.ci/run` installs them), GHC, a JDK
+//! and git.
 
 mod common;
 use common::broadside;
@@ -21,12 +22,13 @@ struct Expected {
     capped_at: Option<u32>,
     figures: BTreeMap<String, String>,
     numbers: BTreeMap<String, f64>,
+    #[serde(default)]
     untested: Vec<String>,
 }
 
+/// The pinned sheets, by `<assignment>/<sample>`.
 fn expected() -> BTreeMap<String, Expected> {
-    toml::from_str(&std::fs::read_to_string("fixtures/marking/solo-10x10/expected.toml").unwrap())
-        .unwrap()
+    toml::from_str(&std::fs::read_to_string("fixtures/marking/expected.toml").unwrap()).unwrap()
 }
 
 fn copy_dir(from: &Utf8Path, to: &Utf8Path) {
@@ -81,25 +83,26 @@ fn graded() -> &'static Utf8PathBuf {
     &OUT.get_or_init(|| {
         let dir = tempfile::tempdir().unwrap();
         let root = Utf8PathBuf::from_path_buf(dir.path().to_path_buf()).unwrap();
-        let class = root.join("class");
-        for (name, e) in expected() {
-            copy_dir(Utf8Path::new(&e.path), &class.join(&name));
+        for (key, e) in expected() {
+            copy_dir(Utf8Path::new(&e.path), &root.join("class").join(&key));
         }
-        one_day_history(&class.join("weak-tests"));
+        one_day_history(&root.join("class/solo-10x10/weak-tests"));
         let out = root.join("out");
-        let o = broadside()
-            .args(["grade", "--suite", SUITE, "--submissions", class.as_str()])
-            .args([
-                "--out",
-                out.as_str(),
-                "--marking",
-                "--formats",
-                "json,text,gradescope",
-            ])
-            .output()
-            .unwrap();
-        let stderr = String::from_utf8_lossy(&o.stderr);
-        assert_eq!(o.status.code(), Some(0), "{stderr}");
+        let assignments: std::collections::BTreeSet<String> = expected()
+            .keys()
+            .map(|k| k.split_once('/').unwrap().0.to_string())
+            .collect();
+        for a in assignments {
+            let o = broadside()
+                .args(["grade", "--suite", &format!("fixtures/scenarios/{a}")])
+                .args(["--submissions", root.join("class").join(&a).as_str()])
+                .args(["--out", out.join(&a).as_str(), "--marking"])
+                .args(["--formats", "json,text,gradescope"])
+                .output()
+                .unwrap();
+            let stderr = String::from_utf8_lossy(&o.stderr);
+            assert_eq!(o.status.code(), Some(0), "{a}: {stderr}");
+        }
         (dir, out)
     })
     .1
@@ -135,8 +138,10 @@ fn each_sheet_is_the_one_a_ta_would_sign() {
                 got.push(format!("{key} = {}", figure(id)["numbers"][number]));
             }
         }
-        let untested: Vec<String> = figure("tests")["functions"]
-            .as_array()
+        let untested: Vec<String> = figures
+            .iter()
+            .find(|f| f["id"] == "tests")
+            .and_then(|f| f["functions"].as_array())
             .map(|rows| {
                 rows.iter()
                     .filter(|r| {
@@ -150,12 +155,16 @@ fn each_sheet_is_the_one_a_ta_would_sign() {
         if untested != e.untested {
             got.push(format!("untested {untested:?}"));
         }
-        // The marker's criteria are left blank, the automatic one marked.
-        for c in sheet["criteria"].as_array().unwrap() {
-            let blank = c["mark"].is_null();
-            if blank != (c["id"] != "correctness") {
-                got.push(format!("criterion {} mark {}", c["id"], c["mark"]));
-            }
+        // The marker's criteria are left blank; the automatic ones add up to `automatic`.
+        let criteria = sheet["criteria"].as_array().unwrap();
+        let marked: f64 = criteria.iter().filter_map(|c| c["mark"].as_f64()).sum();
+        let blank: u64 = criteria
+            .iter()
+            .filter(|c| c["mark"].is_null())
+            .map(|c| c["weight"].as_u64().unwrap())
+            .sum();
+        if marked != e.automatic || Some(blank) != sheet["for_the_marker"].as_u64() {
+            got.push(format!("criteria marked {marked}, blank weight {blank}"));
         }
         if !got.is_empty() {
             wrong.push(format!("{name} ({}):\n  {}", e.why, got.join("\n  ")));
@@ -169,7 +178,7 @@ fn the_sheets_read_as_pinned() {
     let out = graded();
     for name in expected().keys() {
         let text = std::fs::read_to_string(out.join(name).join("marking.txt")).unwrap();
-        insta::assert_snapshot!(format!("sheet-{name}"), text);
+        insta::assert_snapshot!(format!("sheet-{}", name.replace('/', "-")), text);
         let report = std::fs::read_to_string(out.join(name).join("report.txt")).unwrap();
         assert!(report.ends_with(&text), "report.txt ends with the sheet");
     }
@@ -178,7 +187,7 @@ fn the_sheets_read_as_pinned() {
 #[test]
 fn the_summary_has_a_column_per_criterion_the_markers_blank() {
     let out = graded();
-    let mut rd = csv::Reader::from_path(out.join("summary.csv")).unwrap();
+    let mut rd = csv::Reader::from_path(out.join("solo-10x10/summary.csv")).unwrap();
     let header: Vec<String> = rd.headers().unwrap().iter().map(String::from).collect();
     for col in [
         "mark:correctness/30",
@@ -203,7 +212,7 @@ fn the_summary_has_a_column_per_criterion_the_markers_blank() {
 #[test]
 fn gradescope_shows_the_figures_as_tests_worth_nothing() {
     let out = graded();
-    let results = json(&out.join("weak-tests/results.json"));
+    let results = json(&out.join("solo-10x10/weak-tests/results.json"));
     let tests = results["tests"].as_array().unwrap();
     let t = tests
         .iter()

@@ -51,7 +51,7 @@ pub fn figure(spec: &FigureSpec, root: &Path, uid: u32) -> Result<Figure, String
         FigureKind::Pycodestyle => pycodestyle(spec, root, uid),
         FigureKind::Docstrings => docstrings(spec, root, uid),
         FigureKind::GhcWall => ghc_wall(spec, root, uid),
-        FigureKind::Doctests => Ok(doctests(spec, root)),
+        FigureKind::Doctests => doctests(spec, root, uid),
         FigureKind::Javac => javac(spec, root, uid),
         FigureKind::X500 => Ok(x500(spec, root)),
         FigureKind::MainClass => Ok(main_class(spec, root)),
@@ -377,42 +377,134 @@ fn ghc_wall(spec: &FigureSpec, root: &Path, uid: u32) -> Result<Figure, String> 
     Ok(f)
 }
 
-/// Doctest examples (`-- >>>` lines) in the Haskell source, counted (not run).
-fn doctests(spec: &FigureSpec, root: &Path) -> Figure {
-    let files = files_of(spec, root);
-    let base = if root.is_file() {
-        root.parent().unwrap_or(root)
-    } else {
-        root
-    };
-    let example = regex::Regex::new(r"^\s*--\s*>>>").expect("a valid pattern");
-    let mut total = 0;
-    let mut lines = Vec::new();
-    for file in &files {
-        let text = std::fs::read(file)
-            .map(|b| String::from_utf8_lossy(&b).into_owned())
-            .unwrap_or_default();
-        let n = text.lines().filter(|l| example.is_match(l)).count();
-        if n > 0 {
-            lines.push(format!("{}: {n}", shown(base, file)));
+/// A doctest example: where it is, what it evaluates, what the comment says it gives.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Example {
+    pub file: String,
+    pub line: usize,
+    pub expr: String,
+    pub want: Vec<String>,
+}
+
+/// The doctest examples of a Haskell source: `-- >>> expr` lines, each followed by the comment
+/// lines it should print (up to an empty comment, another example or the comment's end;
+/// `<BLANKLINE>` for an empty line), as the doctest tool reads them.
+pub(crate) fn examples(file: &str, text: &str) -> Vec<Example> {
+    let comment = |l: &str| l.trim_start().strip_prefix("--").map(|r| r.strip_prefix(' ').unwrap_or(r).to_string());
+    let mut out: Vec<Example> = Vec::new();
+    let mut open = false;
+    for (i, line) in text.lines().enumerate() {
+        let body = comment(line).filter(|b| !b.starts_with('-') || b.trim().is_empty());
+        match body {
+            Some(b) if b.trim_start().starts_with(">>>") => {
+                let expr = b.trim_start()[3..].trim().to_string();
+                out.push(Example { file: file.to_string(), line: i + 1, expr, want: Vec::new() });
+                open = true;
+            }
+            Some(b) if open && !b.trim().is_empty() => {
+                let b = b.trim_end();
+                let b = if b.trim() == "<BLANKLINE>" { "" } else { b };
+                if let Some(e) = out.last_mut() {
+                    e.want.push(b.trim_start().to_string());
+                }
+            }
+            _ => open = false,
         }
-        total += n;
+    }
+    out
+}
+
+/// Doctest examples (`-- >>>` lines) in the Haskell source, run in GHCi (as the doctest tool
+/// would, one GHCi session for the module) and compared with what their comments say.
+fn doctests(spec: &FigureSpec, root: &Path, uid: u32) -> Result<Figure, String> {
+    let files = files_of(spec, root);
+    let base = if root.is_file() { root.parent().unwrap_or(root) } else { root };
+    let mut all = Vec::new();
+    for file in &files {
+        let text = std::fs::read(file).map(|b| String::from_utf8_lossy(&b).into_owned()).unwrap_or_default();
+        all.extend(examples(&shown(base, file), &text));
+    }
+    if all.is_empty() {
+        let mut f = Figure::new(spec, FigureState::Short, "no doctest examples (`-- >>>`)".into());
+        f.numbers.insert("examples".into(), 0.0);
+        f.numbers.insert("passed".into(), 0.0);
+        return Ok(f);
+    }
+    let Some(module) = files.iter().find(|f| f.file_name().is_some_and(|n| n == "Battleship.hs")).or(files.first()) else {
+        return Ok(Figure::new(spec, FigureState::NotApplicable, "no Haskell file".into()));
+    };
+    let copy = Copy::new(root, uid, &crate::target::haskell::ghc_folders())?;
+    let in_copy = copy.ws.work.join(shown(base, module));
+    let dir = in_copy.parent().unwrap_or(&copy.ws.work).to_path_buf();
+    let mut script = format!(":cd {}\n:load {}\n", copy.inside(&dir), copy.inside(&in_copy));
+    for (i, e) in all.iter().enumerate() {
+        script.push_str(&format!("putStrLn \"@@broadside-doctest-{i}@@\"\n{}\n", e.expr));
+    }
+    script.push_str(&format!("putStrLn \"@@broadside-doctest-{}@@\"\n:quit\n", all.len()));
+    let script_file = copy.ws.work.join(".broadside-doctest.ghci");
+    std::fs::write(&script_file, script).map_err(|e| format!("cannot write the GHCi script: {e}"))?;
+    let args = vec![
+        "--interactive".to_string(),
+        "-v0".to_string(),
+        "-ignore-dot-ghci".to_string(),
+        format!("-ghci-script={}", copy.inside(&script_file)),
+    ];
+    let built = copy.run(
+        &crate::target::haskell::compiler(),
+        &args,
+        &crate::target::haskell::ghc_library_path(),
+        TOOL_TIMEOUT,
+    )?;
+    let text = relative(&built.output, &copy);
+    let marker = |i: usize| format!("@@broadside-doctest-{i}@@");
+    let Some(first) = text.find(&marker(0)) else {
+        return Ok(Figure::new(
+            spec,
+            FigureState::NotMeasured,
+            format!("{} examples; GHCi did not run them{}", all.len(), if built.timed_out { " (it did not finish)" } else { "" }),
+        ));
+    };
+    if text[..first].contains(": error:") {
+        let mut f = Figure::new(
+            spec,
+            FigureState::Short,
+            format!("{} doctest examples, not run: the module does not load in GHCi", all.len()),
+        );
+        f.numbers.insert("examples".into(), all.len() as f64);
+        f.numbers.insert("passed".into(), 0.0);
+        return Ok(f);
+    }
+    let mut passed = 0;
+    let mut lines = Vec::new();
+    for (i, e) in all.iter().enumerate() {
+        let got: Option<Vec<String>> = text.find(&marker(i)).and_then(|start| {
+            let from = start + marker(i).len();
+            let end = text[from..].find(&marker(i + 1))? + from;
+            Some(text[from..end].lines().map(|l| l.trim_end().to_string()).filter(|l| !l.is_empty()).collect())
+        });
+        let want: Vec<String> = e.want.iter().filter(|l| !l.is_empty()).cloned().collect();
+        match got {
+            Some(g) if g == want => passed += 1,
+            Some(g) => lines.push(format!(
+                "{}:{}: >>> {} gave `{}`, the comment says `{}`",
+                e.file,
+                e.line,
+                e.expr,
+                g.join(" / ").chars().take(160).collect::<String>(),
+                want.join(" / ")
+            )),
+            None => lines.push(format!("{}:{}: >>> {} did not finish", e.file, e.line, e.expr)),
+        }
     }
     let mut f = Figure::new(
         spec,
-        if total > 0 {
-            FigureState::Ok
-        } else {
-            FigureState::Short
-        },
-        format!(
-            "{total} doctest example{} (`-- >>>`), counted, not run",
-            if total == 1 { "" } else { "s" }
-        ),
+        if passed == all.len() { FigureState::Ok } else { FigureState::Short },
+        format!("{} doctest example{}, {passed} give what their comments say", all.len(), if all.len() == 1 { "" } else { "s" }),
     );
     f.lines = lines;
-    f.numbers.insert("examples".into(), total as f64);
-    f
+    f.numbers.insert("examples".into(), all.len() as f64);
+    f.numbers.insert("passed".into(), passed as f64);
+    Ok(f)
 }
 
 /// `javac -Xlint:all` (for the handout's Java release, when it names one): whether the code
@@ -858,6 +950,17 @@ mod tests {
         assert_eq!(f.state, FigureState::Short, "{}", f.summary);
         assert_eq!(f.numbers["periods_short"], 1.0, "{}", f.summary);
         assert_eq!(f.numbers["longest_gap_days"], 39.0);
+    }
+
+    #[test]
+    fn doctest_examples_are_read_as_doctest_reads_them() {
+        let text = "-- | On the board?\n--\n-- >>> coordInBound (0, 0)\n-- True\n-- >>> words \"a b\"\n-- [\"a\",\"b\"]\n--\n-- not output\nf = 1\n  -- >>> 1 + 1\n  -- 2\n";
+        let e = examples("B.hs", text);
+        assert_eq!(e.len(), 3, "{e:?}");
+        assert_eq!((e[0].line, e[0].expr.as_str()), (3, "coordInBound (0, 0)"));
+        assert_eq!(e[0].want, ["True"]);
+        assert_eq!(e[1].want, ["[\"a\",\"b\"]"]);
+        assert_eq!(e[2].want, ["2"]);
     }
 
     #[test]

@@ -151,7 +151,7 @@ pub fn check_tools(scheme: &Scheme, uid: u32) -> Result<(), String> {
             )
         })
     };
-    if has(K::GhcWall) {
+    if has(K::GhcWall) || has(K::Doctests) {
         missing.extend(tool(
             crate::target::haskell::compiler(),
             &["--version"],

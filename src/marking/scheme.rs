@@ -142,7 +142,7 @@ pub enum FigureKind {
     MainClass,
     /// The commit history, when the submission is a git repository.
     History,
-    /// Doctest examples (`-- >>>`) in the Haskell source, counted.
+    /// Doctest examples (`-- >>>`) in the Haskell source, run in GHCi.
     Doctests,
 }
 

@@ -14,7 +14,7 @@
 mod battleboats;
 mod grenades;
 pub mod read;
-mod session;
+pub mod session;
 pub mod sheet;
 mod solo;
 mod talk;

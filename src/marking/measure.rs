@@ -46,7 +46,9 @@ fn relative(text: &str, copy: &Copy) -> String {
 /// Errors: the grader could not run a tool (not installed), with what to install.
 pub fn figure(spec: &FigureSpec, root: &Path, uid: u32) -> Result<Figure, String> {
     match spec.kind {
-        FigureKind::Pytest => unreachable!("the student-tests figure is measured by pytest.rs"),
+        FigureKind::Pytest | FigureKind::Extension => {
+            unreachable!("the student-tests and extension figures are measured apart")
+        }
         FigureKind::File => Ok(file(spec, root)),
         FigureKind::Pycodestyle => pycodestyle(spec, root, uid),
         FigureKind::Docstrings => docstrings(spec, root, uid),
@@ -390,7 +392,11 @@ pub(crate) struct Example {
 /// lines it should print (up to an empty comment, another example or the comment's end;
 /// `<BLANKLINE>` for an empty line), as the doctest tool reads them.
 pub(crate) fn examples(file: &str, text: &str) -> Vec<Example> {
-    let comment = |l: &str| l.trim_start().strip_prefix("--").map(|r| r.strip_prefix(' ').unwrap_or(r).to_string());
+    let comment = |l: &str| {
+        l.trim_start()
+            .strip_prefix("--")
+            .map(|r| r.strip_prefix(' ').unwrap_or(r).to_string())
+    };
     let mut out: Vec<Example> = Vec::new();
     let mut open = false;
     for (i, line) in text.lines().enumerate() {
@@ -398,7 +404,12 @@ pub(crate) fn examples(file: &str, text: &str) -> Vec<Example> {
         match body {
             Some(b) if b.trim_start().starts_with(">>>") => {
                 let expr = b.trim_start()[3..].trim().to_string();
-                out.push(Example { file: file.to_string(), line: i + 1, expr, want: Vec::new() });
+                out.push(Example {
+                    file: file.to_string(),
+                    line: i + 1,
+                    expr,
+                    want: Vec::new(),
+                });
                 open = true;
             }
             Some(b) if open && !b.trim().is_empty() => {
@@ -418,31 +429,60 @@ pub(crate) fn examples(file: &str, text: &str) -> Vec<Example> {
 /// would, one GHCi session for the module) and compared with what their comments say.
 fn doctests(spec: &FigureSpec, root: &Path, uid: u32) -> Result<Figure, String> {
     let files = files_of(spec, root);
-    let base = if root.is_file() { root.parent().unwrap_or(root) } else { root };
+    let base = if root.is_file() {
+        root.parent().unwrap_or(root)
+    } else {
+        root
+    };
     let mut all = Vec::new();
     for file in &files {
-        let text = std::fs::read(file).map(|b| String::from_utf8_lossy(&b).into_owned()).unwrap_or_default();
+        let text = std::fs::read(file)
+            .map(|b| String::from_utf8_lossy(&b).into_owned())
+            .unwrap_or_default();
         all.extend(examples(&shown(base, file), &text));
     }
     if all.is_empty() {
-        let mut f = Figure::new(spec, FigureState::Short, "no doctest examples (`-- >>>`)".into());
+        let mut f = Figure::new(
+            spec,
+            FigureState::Short,
+            "no doctest examples (`-- >>>`)".into(),
+        );
         f.numbers.insert("examples".into(), 0.0);
         f.numbers.insert("passed".into(), 0.0);
         return Ok(f);
     }
-    let Some(module) = files.iter().find(|f| f.file_name().is_some_and(|n| n == "Battleship.hs")).or(files.first()) else {
-        return Ok(Figure::new(spec, FigureState::NotApplicable, "no Haskell file".into()));
+    let Some(module) = files
+        .iter()
+        .find(|f| f.file_name().is_some_and(|n| n == "Battleship.hs"))
+        .or(files.first())
+    else {
+        return Ok(Figure::new(
+            spec,
+            FigureState::NotApplicable,
+            "no Haskell file".into(),
+        ));
     };
     let copy = Copy::new(root, uid, &crate::target::haskell::ghc_folders())?;
     let in_copy = copy.ws.work.join(shown(base, module));
     let dir = in_copy.parent().unwrap_or(&copy.ws.work).to_path_buf();
-    let mut script = format!(":cd {}\n:load {}\n", copy.inside(&dir), copy.inside(&in_copy));
+    let mut script = format!(
+        ":cd {}\n:load {}\n",
+        copy.inside(&dir),
+        copy.inside(&in_copy)
+    );
     for (i, e) in all.iter().enumerate() {
-        script.push_str(&format!("putStrLn \"@@broadside-doctest-{i}@@\"\n{}\n", e.expr));
+        script.push_str(&format!(
+            "putStrLn \"@@broadside-doctest-{i}@@\"\n{}\n",
+            e.expr
+        ));
     }
-    script.push_str(&format!("putStrLn \"@@broadside-doctest-{}@@\"\n:quit\n", all.len()));
+    script.push_str(&format!(
+        "putStrLn \"@@broadside-doctest-{}@@\"\n:quit\n",
+        all.len()
+    ));
     let script_file = copy.ws.work.join(".broadside-doctest.ghci");
-    std::fs::write(&script_file, script).map_err(|e| format!("cannot write the GHCi script: {e}"))?;
+    std::fs::write(&script_file, script)
+        .map_err(|e| format!("cannot write the GHCi script: {e}"))?;
     let args = vec![
         "--interactive".to_string(),
         "-v0".to_string(),
@@ -461,14 +501,25 @@ fn doctests(spec: &FigureSpec, root: &Path, uid: u32) -> Result<Figure, String> 
         return Ok(Figure::new(
             spec,
             FigureState::NotMeasured,
-            format!("{} examples; GHCi did not run them{}", all.len(), if built.timed_out { " (it did not finish)" } else { "" }),
+            format!(
+                "{} examples; GHCi did not run them{}",
+                all.len(),
+                if built.timed_out {
+                    " (it did not finish)"
+                } else {
+                    ""
+                }
+            ),
         ));
     };
     if text[..first].contains(": error:") {
         let mut f = Figure::new(
             spec,
             FigureState::Short,
-            format!("{} doctest examples, not run: the module does not load in GHCi", all.len()),
+            format!(
+                "{} doctest examples, not run: the module does not load in GHCi",
+                all.len()
+            ),
         );
         f.numbers.insert("examples".into(), all.len() as f64);
         f.numbers.insert("passed".into(), 0.0);
@@ -480,7 +531,13 @@ fn doctests(spec: &FigureSpec, root: &Path, uid: u32) -> Result<Figure, String> 
         let got: Option<Vec<String>> = text.find(&marker(i)).and_then(|start| {
             let from = start + marker(i).len();
             let end = text[from..].find(&marker(i + 1))? + from;
-            Some(text[from..end].lines().map(|l| l.trim_end().to_string()).filter(|l| !l.is_empty()).collect())
+            Some(
+                text[from..end]
+                    .lines()
+                    .map(|l| l.trim_end().to_string())
+                    .filter(|l| !l.is_empty())
+                    .collect(),
+            )
         });
         let want: Vec<String> = e.want.iter().filter(|l| !l.is_empty()).cloned().collect();
         match got {
@@ -493,13 +550,24 @@ fn doctests(spec: &FigureSpec, root: &Path, uid: u32) -> Result<Figure, String> 
                 g.join(" / ").chars().take(160).collect::<String>(),
                 want.join(" / ")
             )),
-            None => lines.push(format!("{}:{}: >>> {} did not finish", e.file, e.line, e.expr)),
+            None => lines.push(format!(
+                "{}:{}: >>> {} did not finish",
+                e.file, e.line, e.expr
+            )),
         }
     }
     let mut f = Figure::new(
         spec,
-        if passed == all.len() { FigureState::Ok } else { FigureState::Short },
-        format!("{} doctest example{}, {passed} give what their comments say", all.len(), if all.len() == 1 { "" } else { "s" }),
+        if passed == all.len() {
+            FigureState::Ok
+        } else {
+            FigureState::Short
+        },
+        format!(
+            "{} doctest example{}, {passed} give what their comments say",
+            all.len(),
+            if all.len() == 1 { "" } else { "s" }
+        ),
     );
     f.lines = lines;
     f.numbers.insert("examples".into(), all.len() as f64);

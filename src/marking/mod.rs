@@ -6,6 +6,7 @@
 //! The schemes are data, `specs/marking/<assignment>.toml` ([`scheme`]); a sheet is plain data
 //! ([`sheet`]) that `grade --marking` writes beside each report.
 
+mod extension;
 mod measure;
 mod pytest;
 pub mod scheme;
@@ -30,6 +31,7 @@ pub fn mark(scheme: &Scheme, root: &Path, report: &Report, uid: u32) -> Sheet {
                 (scheme::FigureKind::Pytest, Some(tests)) => {
                     pytest::figure(spec, tests, wheat(&scheme.assignment), root, uid)
                 }
+                (scheme::FigureKind::Extension, _) => extension::figure(spec, root, uid),
                 _ => measure::figure(spec, root, uid),
             };
             measured.unwrap_or_else(|e| {

@@ -144,6 +144,8 @@ pub enum FigureKind {
     History,
     /// Doctest examples (`-- >>>`) in the Haskell source, run in GHCi.
     Doctests,
+    /// solo-10x10's `extension.py`, played and its ocean judged.
+    Extension,
 }
 
 /// How a student's own tests are graded (`specs/marking/<assignment>.tests.toml`).

@@ -46,7 +46,7 @@ fn relative(text: &str, copy: &Copy) -> String {
 /// Errors: the grader could not run a tool (not installed), with what to install.
 pub fn figure(spec: &FigureSpec, root: &Path, uid: u32) -> Result<Figure, String> {
     match spec.kind {
-        FigureKind::Pytest | FigureKind::Extension => {
+        FigureKind::StudentTests | FigureKind::Extension => {
             unreachable!("the student-tests and extension figures are measured apart")
         }
         FigureKind::File => Ok(file(spec, root)),

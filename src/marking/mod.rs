@@ -28,7 +28,7 @@ pub fn mark(scheme: &Scheme, root: &Path, report: &Report, uid: u32) -> Sheet {
         .iter()
         .map(|spec| {
             let measured = match (&spec.kind, &scheme.tests) {
-                (scheme::FigureKind::Pytest, Some(tests)) => {
+                (scheme::FigureKind::StudentTests, Some(tests)) => {
                     pytest::figure(spec, tests, wheat(&scheme.assignment), root, uid)
                 }
                 (scheme::FigureKind::Extension, _) => extension::figure(spec, root, uid),
@@ -104,6 +104,7 @@ pub fn mark(scheme: &Scheme, root: &Path, report: &Report, uid: u32) -> Sheet {
 fn wheat(assignment: &str) -> &'static str {
     match assignment {
         "solo-10x10" => scheme::SOLO_WHEAT,
+        "colab-6x6" => scheme::COLAB_WHEAT,
         _ => "",
     }
 }
@@ -122,7 +123,7 @@ pub fn check_tools(scheme: &Scheme, uid: u32) -> Result<(), String> {
     let mut missing = Vec::new();
     let python = crate::target::python::interpreter();
     for (kind, module, package) in [
-        (K::Pytest, "pytest", "python3-pytest"),
+        (K::StudentTests, "pytest", "python3-pytest"),
         (K::Pycodestyle, "pycodestyle", "python3-pycodestyle"),
     ] {
         if has(kind) {

@@ -1,4 +1,5 @@
-//! A student's pytest file graded as Examplar grades tests: run against the wheat (a correct
+//! A student's own tests graded as Examplar grades tests (a pytest file, or for colab-6x6 the
+//! asserts the notebook itself holds, run by `drivers/marking_script.py`): run against the wheat (a correct
 //! implementation: a test that fails there is wrong), the spec's accepted other readings, and
 //! each chaff (one function with one rule broken: a good suite fails on it). Per testable
 //! function: the tests that call it, the chaffs they catch, and, in the student's words to
@@ -14,6 +15,9 @@ use std::time::{Duration, Instant};
 
 /// The plugin that reports each test (`drivers/pytest_marking.py`).
 pub const PLUGIN: &str = include_str!("../../drivers/pytest_marking.py");
+
+/// The runner of tests written into the module itself (`drivers/marking_script.py`).
+pub const SCRIPT: &str = include_str!("../../drivers/marking_script.py");
 
 /// Wall-clock time the tests may take on the wheat.
 const WHEAT_TIMEOUT: Duration = Duration::from_secs(60);
@@ -35,6 +39,9 @@ struct Record {
     message: String,
     #[serde(default)]
     collect_error: Option<String>,
+    /// A statement that calls a required function without an assert (script style).
+    #[serde(default)]
+    print_only: Option<u32>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -48,6 +55,7 @@ struct Broke {
 struct Run {
     tests: Vec<Record>,
     collect_errors: Vec<String>,
+    print_only: Vec<u32>,
     timed_out: bool,
 }
 
@@ -69,6 +77,8 @@ struct Bench<'a> {
     dir: std::path::PathBuf,
     tests_file: String,
     module_file: std::path::PathBuf,
+    /// Tests written into the module itself: the module file is the wheat's, apart.
+    script: bool,
     env: Vec<(String, String)>,
     spec: &'a TestsSpec,
 }
@@ -80,21 +90,30 @@ impl Bench<'_> {
         let _ = std::fs::remove_file(&out);
         write_public(&self.module_file, source)?;
         let inside = |p: &Path| self.copy.inside(p);
-        let args: Vec<String> = vec![
-            "-B".into(),
-            "-m".into(),
-            "pytest".into(),
-            "-q".into(),
-            "-p".into(),
-            "no:cacheprovider".into(),
-            "-p".into(),
-            "broadside_pytest".into(),
-            "-c".into(),
-            inside(&self.dir.join("broadside-pytest.ini")),
-            "--rootdir".into(),
-            inside(&self.dir),
-            inside(&self.dir.join(&self.tests_file)),
-        ];
+        let args: Vec<String> = if self.script {
+            vec![
+                "-B".into(),
+                inside(&self.dir.join("broadside_script.py")),
+                inside(&self.dir.join(&self.tests_file)),
+                inside(&self.module_file),
+            ]
+        } else {
+            vec![
+                "-B".into(),
+                "-m".into(),
+                "pytest".into(),
+                "-q".into(),
+                "-p".into(),
+                "no:cacheprovider".into(),
+                "-p".into(),
+                "broadside_pytest".into(),
+                "-c".into(),
+                inside(&self.dir.join("broadside-pytest.ini")),
+                "--rootdir".into(),
+                inside(&self.dir),
+                inside(&self.dir.join(&self.tests_file)),
+            ]
+        };
         let mut env = self.env.clone();
         env.push(("BROADSIDE_MARKING_OUT".into(), inside(&out)));
         let built = self.copy.run_in(
@@ -113,7 +132,9 @@ impl Bench<'_> {
             let Ok(r) = serde_json::from_str::<Record>(line) else {
                 continue;
             };
-            if let Some(e) = r.collect_error {
+            if let Some(line) = r.print_only {
+                run.print_only.push(line);
+            } else if let Some(e) = r.collect_error {
                 run.collect_errors.push(e);
             } else if r.test.is_some() {
                 run.tests.push(r);
@@ -157,7 +178,23 @@ pub fn figure(
     root: &Path,
     uid: u32,
 ) -> Result<Figure, String> {
-    let Some(file) = find(root, &tests.tests).into_iter().next() else {
+    let script = tests.style == super::scheme::TestsStyle::Script;
+    let found = find(root, &tests.tests).into_iter().next().or_else(|| {
+        // Tests in the module itself: the module is the submission's only .py file.
+        let mine: Vec<_> = find(root, "*.py")
+            .into_iter()
+            .filter(|p| {
+                let n = p
+                    .file_name()
+                    .unwrap_or_default()
+                    .to_string_lossy()
+                    .to_lowercase();
+                !n.starts_with("test_") && !n.starts_with("broadside_") && n != "conftest.py"
+            })
+            .collect();
+        (script && mine.len() == 1).then(|| mine[0].clone())
+    });
+    let Some(file) = found else {
         let mut f = Figure::new(
             spec,
             FigureState::Missing,
@@ -174,18 +211,24 @@ pub fn figure(
         copy.ws.work.join(rel)
     };
     let dir = in_copy.parent().unwrap_or(&copy.ws.work).to_path_buf();
-    // The student's own module (any case) gives way to the one under test.
-    let module_name = format!("{}.py", tests.module);
+    // The student's own module (any case) gives way to the one under test; tests written
+    // into the module keep it, and the implementation under test goes beside it.
+    let module_name = if script {
+        "broadside_wheat.py".to_string()
+    } else {
+        format!("{}.py", tests.module)
+    };
     for entry in std::fs::read_dir(&dir).map_err(|e| format!("cannot read the copy: {e}"))? {
         let path = entry
             .map_err(|e| format!("cannot read the copy: {e}"))?
             .path();
         let name = path.file_name().unwrap_or_default().to_string_lossy();
-        if name.eq_ignore_ascii_case(&module_name) {
+        if name.eq_ignore_ascii_case(&module_name) && !script {
             let _ = std::fs::remove_file(&path);
         }
     }
     write_public(&dir.join("broadside_pytest.py"), PLUGIN)?;
+    write_public(&dir.join("broadside_script.py"), SCRIPT)?;
     write_public(&dir.join("broadside-pytest.ini"), "[pytest]\n")?;
     let assume = serde_json::to_string(&tests.assumptions).unwrap_or_else(|_| "[]".into());
     let bench = Bench {
@@ -209,6 +252,7 @@ pub fn figure(
         dir,
         copy,
         spec: tests,
+        script,
     };
     let start = Instant::now();
     let on_wheat = bench.run(wheat, WHEAT_TIMEOUT)?;
@@ -224,9 +268,14 @@ pub fn figure(
                 "{shown_file} did not finish within {} s on a correct implementation",
                 WHEAT_TIMEOUT.as_secs()
             ),
+            None if script => format!("{shown_file} has no assert that checks a result"),
             None => format!("{shown_file} has no tests pytest can find"),
         };
-        return Ok(Figure::new(spec, FigureState::Short, why));
+        let mut f = Figure::new(spec, FigureState::Short, why);
+        if !on_wheat.print_only.is_empty() {
+            f.lines.push(print_only_line(&on_wheat.print_only));
+        }
+        return Ok(f);
     }
     let timeout = (took * 3).clamp(Duration::from_secs(10), WHEAT_TIMEOUT);
     let mut readings = Vec::new();
@@ -240,14 +289,24 @@ pub fn figure(
     for c in &bench.spec.chaffs {
         chaff_runs.push(bench.run(&format!("{wheat}\n{}", c.source), timeout)?);
     }
-    Ok(judge(
-        spec,
-        tests,
-        &shown_file,
-        &on_wheat,
-        &readings,
-        &chaff_runs,
-    ))
+    let mut f = judge(spec, tests, &shown_file, &on_wheat, &readings, &chaff_runs);
+    if !on_wheat.print_only.is_empty() {
+        f.lines.push(print_only_line(&on_wheat.print_only));
+    }
+    Ok(f)
+}
+
+/// What the statements that print instead of assert are worth.
+fn print_only_line(lines: &[u32]) -> String {
+    let at: Vec<String> = lines.iter().take(8).map(|l| l.to_string()).collect();
+    format!(
+        "{} statement{} call{} the functions and only print (line {}{}): they cannot fail, so they catch no bug; the marker reads their saved outputs",
+        lines.len(),
+        if lines.len() == 1 { "" } else { "s" },
+        if lines.len() == 1 { "s" } else { "" },
+        at.join(", "),
+        if lines.len() > 8 { ", …" } else { "" }
+    )
 }
 
 /// The figure from the runs: tests right on the wheat (or a reading), chaffs caught.
@@ -369,13 +428,18 @@ fn judge(
     if wheat.timed_out {
         lines.push(format!("{file} did not finish on a correct implementation"));
     }
+    let (noun, enough_words) = match tests.style {
+        super::scheme::TestsStyle::Script => ("checks", "are checked".to_string()),
+        super::scheme::TestsStyle::Pytest => {
+            ("tests", format!("have at least {} tests", tests.at_least))
+        }
+    };
     let summary = format!(
-        "{} tests in {file}, {} pass on a correct implementation; they catch {caught_total} of {} buggy versions; {enough} of {} testable functions have at least {} tests",
+        "{} {noun} in {file}, {} pass on a correct implementation; they catch {caught_total} of {} buggy versions; {enough} of {} testable functions {enough_words}",
         ids.len(),
         good.len(),
         tests.chaffs.len(),
         functions.len(),
-        tests.at_least
     );
     let mut f = Figure::new(spec, state, summary);
     f.lines = lines;

@@ -14,7 +14,7 @@ pub const BUNDLED: [(&str, &str, Option<&str>); 5] = [
     (
         "colab-6x6",
         include_str!("../../specs/marking/colab-6x6.toml"),
-        None,
+        Some(include_str!("../../specs/marking/colab-6x6.tests.toml")),
     ),
     (
         "move-limit-10x10",
@@ -37,6 +37,10 @@ pub const BUNDLED: [(&str, &str, Option<&str>); 5] = [
 /// samples test pins at full marks.
 pub const SOLO_WHEAT: &str =
     include_str!("../../fixtures/submissions/solo-10x10/correct/battleships.py");
+
+/// The wheat of colab-6x6's: its correct sample, likewise.
+pub const COLAB_WHEAT: &str =
+    include_str!("../../fixtures/submissions/colab-6x6/correct/battleship.py");
 
 /// One assignment's marking scheme.
 #[derive(Debug, Clone, Deserialize)]
@@ -124,8 +128,9 @@ pub struct FigureSpec {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Hash)]
 #[serde(rename_all = "kebab-case")]
 pub enum FigureKind {
-    /// The student's pytest file against the wheat and the chaffs.
-    Pytest,
+    /// The student's own tests (a pytest file, or asserts in the module) against the wheat,
+    /// its readings and the chaffs.
+    StudentTests,
     /// `pycodestyle` over the Python files: counts per rule.
     Pycodestyle,
     /// A docstring on each required function.
@@ -152,6 +157,9 @@ pub enum FigureKind {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TestsSpec {
+    /// How the tests are run: a pytest file, or asserts in the module itself.
+    #[serde(default)]
+    pub style: TestsStyle,
     pub module: String,
     pub tests: String,
     pub functions: Vec<String>,
@@ -164,6 +172,18 @@ pub struct TestsSpec {
     pub readings: Vec<Reading>,
     #[serde(rename = "chaff")]
     pub chaffs: Vec<Chaff>,
+}
+
+/// How a student's tests are written.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TestsStyle {
+    /// A pytest file (`tests`), importing the module.
+    #[default]
+    Pytest,
+    /// Top-level asserts (and `test_*` functions) in the module itself, as a notebook holds
+    /// them: run by `drivers/marking_script.py` with the required functions replaced.
+    Script,
 }
 
 /// What callers of a function may assume, as a Python expression over its arguments.
@@ -269,9 +289,14 @@ pub fn parse(text: &str, tests: Option<&str>) -> Result<Scheme, String> {
             return Err(format!("no figure `{id}`, which a criterion or cap names"));
         }
     }
-    let pytest = scheme.figures.iter().any(|f| f.kind == FigureKind::Pytest);
+    let pytest = scheme
+        .figures
+        .iter()
+        .any(|f| f.kind == FigureKind::StudentTests);
     if pytest != scheme.tests.is_some() {
-        return Err("a pytest figure needs a student-tests file, and only it uses one".into());
+        return Err(
+            "a student-tests figure needs a student-tests file, and only it uses one".into(),
+        );
     }
     Ok(scheme)
 }

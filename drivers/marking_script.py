@@ -1,0 +1,116 @@
+"""broadside's runner of the tests a student writes into the module itself (colab-6x6's Step 9:
+"Write each test so you can compare the expected and actual results, for example with print()
+or assert"), written beside the submission as broadside_script.py.
+
+Usage: python3 broadside_script.py STUDENT_FILE WHEAT_FILE
+
+The student's file is run top to bottom as the notebook runs its cells, except that its
+definitions of the required functions (BROADSIDE_MARKING_FUNCTIONS) are left out: the
+implementation in WHEAT_FILE (a correct one, or a buggy one) stands in for them. Each
+top-level statement that holds an `assert`, and each `test_*` function it defines (called
+after the file has run), is one check; a check passes when it raises nothing. One JSON line per
+check goes to BROADSIDE_MARKING_OUT, in the shape the pytest plugin writes; a statement that
+calls a required function without an assert (a test that prints) is written as
+{"print_only": line}: it cannot fail, so it catches nothing.
+"""
+import ast
+import json
+import os
+import random
+import sys
+
+_FUNCTIONS = set(filter(None, os.environ.get("BROADSIDE_MARKING_FUNCTIONS", "").split(",")))
+_out = open(os.environ.get("BROADSIDE_MARKING_OUT", "broadside-marking.jsonl"), "a",
+            encoding="utf-8")
+
+
+def write(record):
+    _out.write(json.dumps(record) + "\n")
+    _out.flush()
+
+
+class Watch:
+    """Records the required functions a check calls itself."""
+
+    def __init__(self, wheat_file):
+        self.wheat_file = wheat_file
+        self.calls = set()
+
+    def __call__(self, frame, event, arg):
+        if event != "call":
+            return
+        code = frame.f_code
+        if code.co_name not in _FUNCTIONS or code.co_filename != self.wheat_file:
+            return
+        caller = frame.f_back
+        if caller is not None and caller.f_code.co_filename != self.wheat_file:
+            self.calls.add(code.co_name)
+
+
+def has_assert(node):
+    return any(isinstance(n, ast.Assert) for n in ast.walk(node))
+
+
+def prints(node):
+    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "print"
+               for n in ast.walk(node))
+
+
+def run(student_file, namespace, node, name, line, call=None):
+    """Runs one statement (or calls one test function); writes its check, if it is one."""
+    watch = Watch(namespace["__broadside_wheat__"])
+    random.seed(1933)
+    sys.setprofile(watch)
+    outcome, message = "passed", ""
+    try:
+        if call is not None:
+            call()
+        else:
+            exec(compile(ast.Module(body=[node], type_ignores=[]), student_file, "exec"),
+                 namespace)
+    except BaseException as e:  # noqa: BLE001 - a check that raises anything fails
+        if isinstance(e, (KeyboardInterrupt,)):
+            raise
+        outcome = "failed"
+        message = "{}: {}".format(type(e).__name__, e)[:300]
+    finally:
+        sys.setprofile(None)
+    if name is None and watch.calls and call is None and prints(node):
+        write({"print_only": line, "calls": sorted(watch.calls)})
+    elif name is not None:
+        write({"test": name, "file": os.path.basename(student_file), "line": line,
+               "outcome": outcome, "calls": sorted(watch.calls), "broke": [],
+               "message": message})
+
+
+def main():
+    student_file, wheat_file = sys.argv[1], sys.argv[2]
+    with open(student_file, encoding="utf-8", errors="replace") as f:
+        source = f.read()
+    with open(wheat_file, encoding="utf-8") as f:
+        wheat = f.read()
+    try:
+        tree = ast.parse(source, student_file)
+    except SyntaxError as e:
+        write({"collect_error": "SyntaxError: {} (line {})".format(e.msg, e.lineno),
+               "file": os.path.basename(student_file)})
+        return
+    namespace = {"__name__": "__main__", "__broadside_wheat__": wheat_file}
+    exec(compile(wheat, wheat_file, "exec"), namespace)
+    tests = []
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in _FUNCTIONS:
+            continue
+        if isinstance(node, ast.FunctionDef) and node.name.startswith("test"):
+            tests.append(node)
+        name = None
+        if has_assert(node) and not isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            name = "line {}".format(node.lineno)
+        run(student_file, namespace, node, name, node.lineno)
+    for node in tests:
+        fn = namespace.get(node.name)
+        if callable(fn):
+            run(student_file, namespace, node, node.name, node.lineno, call=fn)
+
+
+main()

@@ -58,6 +58,7 @@ pub fn figure(spec: &FigureSpec, root: &Path, uid: u32) -> Result<Figure, String
         FigureKind::X500 => Ok(x500(spec, root)),
         FigureKind::MainClass => Ok(main_class(spec, root)),
         FigureKind::History => history(spec, root, uid),
+        FigureKind::StretchGoals => stretch_goals(spec, root, uid),
     }
 }
 
@@ -291,6 +292,93 @@ fn docstrings(spec: &FigureSpec, root: &Path, uid: u32) -> Result<Figure, String
         ));
     }
     f.numbers.insert("with_docstring".into(), with as f64);
+    Ok(f)
+}
+
+/// The probe of colab-6x6's stretch goals (`drivers/marking_stretch.py`).
+const STRETCH: &str = include_str!("../../drivers/marking_stretch.py");
+
+/// colab-6x6's optional stretch goals: which are there, and whether accuracy and the shot
+/// history give what the handout says.
+fn stretch_goals(spec: &FigureSpec, root: &Path, uid: u32) -> Result<Figure, String> {
+    let Some(file) = files_of(spec, root).into_iter().next() else {
+        return Ok(Figure::new(
+            spec,
+            FigureState::NotApplicable,
+            "no module to look in".into(),
+        ));
+    };
+    let copy = Copy::new(root, uid, &[])?;
+    let base = if root.is_file() {
+        root.parent().unwrap_or(root)
+    } else {
+        root
+    };
+    let probe = copy.ws.work.join("broadside_stretch.py");
+    std::fs::write(&probe, STRETCH).map_err(|e| format!("cannot write the probe: {e}"))?;
+    let args = vec![
+        "-B".to_string(),
+        copy.inside(&probe),
+        copy.inside(&copy.ws.work.join(shown(base, &file))),
+    ];
+    let built = copy.run(
+        &crate::target::python::interpreter(),
+        &args,
+        &[],
+        TOOL_TIMEOUT,
+    )?;
+    #[derive(serde::Deserialize)]
+    struct Goal {
+        goal: String,
+        found: bool,
+        ok: Option<bool>,
+        detail: String,
+    }
+    let line = built
+        .output
+        .lines()
+        .rev()
+        .find_map(|l| l.strip_prefix("@@broadside-stretch@@"));
+    let Some(goals) = line.and_then(|l| serde_json::from_str::<Vec<Goal>>(l).ok()) else {
+        return Ok(Figure::new(
+            spec,
+            FigureState::NotApplicable,
+            "the module could not be read for stretch goals".into(),
+        ));
+    };
+    let found: Vec<&Goal> = goals.iter().filter(|g| g.found).collect();
+    let wrong = found.iter().filter(|g| g.ok == Some(false)).count();
+    let state = if found.is_empty() {
+        FigureState::NotApplicable
+    } else if wrong > 0 {
+        FigureState::Short
+    } else {
+        FigureState::Ok
+    };
+    let names: Vec<&str> = found.iter().map(|g| g.goal.as_str()).collect();
+    let mut f = Figure::new(
+        spec,
+        state,
+        if found.is_empty() {
+            "no stretch goal found (they are optional)".into()
+        } else {
+            format!(
+                "{} of 4 stretch goals found: {}",
+                found.len(),
+                names.join(", ")
+            )
+        },
+    );
+    for g in &found {
+        let verdict = match g.ok {
+            Some(true) => "works",
+            Some(false) => "does not give what the handout says",
+            None => "found by name; for the marker to try",
+        };
+        f.lines
+            .push(format!("{}: {verdict} ({})", g.goal, g.detail));
+    }
+    f.numbers.insert("found".into(), found.len() as f64);
     Ok(f)
 }
 

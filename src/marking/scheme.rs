@@ -151,6 +151,9 @@ pub enum FigureKind {
     Doctests,
     /// solo-10x10's `extension.py`, played and its ocean judged.
     Extension,
+    /// colab-6x6's optional stretch goals, found and, where the handout fixes what they
+    /// return, checked.
+    StretchGoals,
 }
 
 /// How a student's own tests are graded (`specs/marking/<assignment>.tests.toml`).

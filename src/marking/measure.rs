@@ -784,8 +784,7 @@ fn comments(text: &str) -> Vec<(usize, String)> {
     for (i, line) in text.lines().enumerate() {
         let mut rest = line;
         loop {
-            if let Some((start, body)) = block.as_mut() {
-                let _ = start;
+            if let Some((_, body)) = block.as_mut() {
                 match rest.find("*/") {
                     Some(end) => {
                         body.push_str(&rest[..end]);
@@ -828,7 +827,12 @@ fn x500(spec: &FigureSpec, root: &Path) -> Figure {
     } else {
         root
     };
-    let id = regex::Regex::new(r"\b[A-Za-z]{2,}[0-9]{1,5}\b").expect("a valid pattern");
+    let id = regex::Regex::new(r"\b[a-z]{2,8}[0-9]{1,5}\b").expect("a valid pattern");
+    // Words of that shape in comments that are not logins.
+    const NOT_LOGINS: [&str; 12] = [
+        "utf8", "utf16", "java11", "java17", "jdk11", "jdk17", "md5", "sha1", "sha256", "base64",
+        "int32", "int64",
+    ];
     let mut without = Vec::new();
     let mut seen = std::collections::BTreeSet::new();
     for file in &files {
@@ -839,7 +843,8 @@ fn x500(spec: &FigureSpec, root: &Path) -> Figure {
             .iter()
             .flat_map(|(_, c)| {
                 id.find_iter(c)
-                    .map(|m| m.as_str().to_lowercase())
+                    .map(|m| m.as_str().to_string())
+                    .filter(|w| !NOT_LOGINS.contains(&w.as_str()))
                     .collect::<Vec<_>>()
             })
             .collect();

@@ -140,7 +140,7 @@ fn each_sheet_is_the_one_a_ta_would_sign() {
         }
         let untested: Vec<String> = figures
             .iter()
-            .find(|f| f["id"] == "tests")
+            .find(|f| f.get("functions").is_some())
             .and_then(|f| f["functions"].as_array())
             .map(|rows| {
                 rows.iter()

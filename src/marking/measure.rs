@@ -53,7 +53,7 @@ pub fn figure(spec: &FigureSpec, root: &Path, uid: u32) -> Result<Figure, String
         FigureKind::Pycodestyle => pycodestyle(spec, root, uid),
         FigureKind::Docstrings => docstrings(spec, root, uid),
         FigureKind::GhcWall => ghc_wall(spec, root, uid),
-        FigureKind::Doctests => doctests(spec, root, uid),
+        FigureKind::Doctests => doctests(spec, None, root, uid),
         FigureKind::Javac => javac(spec, root, uid),
         FigureKind::X500 => Ok(x500(spec, root)),
         FigureKind::MainClass => Ok(main_class(spec, root)),
@@ -513,9 +513,96 @@ pub(crate) fn examples(file: &str, text: &str) -> Vec<Example> {
     out
 }
 
+/// What one GHCi session printed for each example: `None` for the module not loading, else
+/// each example's output lines (`None`: it did not finish).
+fn ghci(
+    copy: &Copy,
+    module: &Path,
+    examples: &[Example],
+) -> Result<Option<Vec<Option<Vec<String>>>>, String> {
+    let dir = module.parent().unwrap_or(&copy.ws.work).to_path_buf();
+    let mut script = format!(":cd {}\n:load {}\n", copy.inside(&dir), copy.inside(module));
+    for (i, e) in examples.iter().enumerate() {
+        script.push_str(&format!(
+            "putStrLn \"@@broadside-doctest-{i}@@\"\n{}\n",
+            e.expr
+        ));
+    }
+    script.push_str(&format!(
+        "putStrLn \"@@broadside-doctest-{}@@\"\n:quit\n",
+        examples.len()
+    ));
+    let script_file = dir.join(".broadside-doctest.ghci");
+    std::fs::write(&script_file, script)
+        .map_err(|e| format!("cannot write the GHCi script: {e}"))?;
+    let args = vec![
+        "--interactive".to_string(),
+        "-v0".to_string(),
+        "-ignore-dot-ghci".to_string(),
+        format!("-ghci-script={}", copy.inside(&script_file)),
+    ];
+    let built = copy.run(
+        &crate::target::haskell::compiler(),
+        &args,
+        &crate::target::haskell::ghc_library_path(),
+        TOOL_TIMEOUT,
+    )?;
+    let text = relative(&built.output, copy);
+    let marker = |i: usize| format!("@@broadside-doctest-{i}@@");
+    let Some(first) = text.find(&marker(0)) else {
+        return Ok(None);
+    };
+    if text[..first].contains(": error:") {
+        return Ok(None);
+    }
+    Ok(Some(
+        (0..examples.len())
+            .map(|i| {
+                let start = text.find(&marker(i))? + marker(i).len();
+                let end = text[start..].find(&marker(i + 1))? + start;
+                Some(
+                    text[start..end]
+                        .lines()
+                        .map(|l| l.trim_end().to_string())
+                        .filter(|l| !l.is_empty())
+                        .collect(),
+                )
+            })
+            .collect(),
+    ))
+}
+
+/// `text` with the top-level definition of `name` (its signature, equations and their
+/// indented lines) taken out and `new` appended: one function of a Haskell module replaced.
+pub(crate) fn replace_definition(text: &str, name: &str, new: &str) -> String {
+    let mut out = Vec::new();
+    let mut skipping = false;
+    for line in text.lines() {
+        let starts = line
+            .strip_prefix(name)
+            .is_some_and(|rest| rest.starts_with([' ', ':']));
+        if starts {
+            skipping = true;
+            continue;
+        }
+        if skipping && (line.starts_with([' ', '\t']) && !line.trim().is_empty()) {
+            continue;
+        }
+        skipping = false;
+        out.push(line);
+    }
+    format!("{}\n{new}", out.join("\n"))
+}
+
 /// Doctest examples (`-- >>>` lines) in the Haskell source, run in GHCi (as the doctest tool
-/// would, one GHCi session for the module) and compared with what their comments say.
-fn doctests(spec: &FigureSpec, root: &Path, uid: u32) -> Result<Figure, String> {
+/// would, one GHCi session for the module) and compared with what their comments say; with a
+/// student-tests file, also run against the wheat and each chaff, as the student's tests.
+pub(crate) fn doctests(
+    spec: &FigureSpec,
+    tests: Option<(&super::scheme::TestsSpec, &str)>,
+    root: &Path,
+    uid: u32,
+) -> Result<Figure, String> {
     let files = files_of(spec, root);
     let base = if root.is_file() {
         root.parent().unwrap_or(root)
@@ -551,56 +638,8 @@ fn doctests(spec: &FigureSpec, root: &Path, uid: u32) -> Result<Figure, String> 
         ));
     };
     let copy = Copy::new(root, uid, &crate::target::haskell::ghc_folders())?;
-    let in_copy = copy.ws.work.join(shown(base, module));
-    let dir = in_copy.parent().unwrap_or(&copy.ws.work).to_path_buf();
-    let mut script = format!(
-        ":cd {}\n:load {}\n",
-        copy.inside(&dir),
-        copy.inside(&in_copy)
-    );
-    for (i, e) in all.iter().enumerate() {
-        script.push_str(&format!(
-            "putStrLn \"@@broadside-doctest-{i}@@\"\n{}\n",
-            e.expr
-        ));
-    }
-    script.push_str(&format!(
-        "putStrLn \"@@broadside-doctest-{}@@\"\n:quit\n",
-        all.len()
-    ));
-    let script_file = copy.ws.work.join(".broadside-doctest.ghci");
-    std::fs::write(&script_file, script)
-        .map_err(|e| format!("cannot write the GHCi script: {e}"))?;
-    let args = vec![
-        "--interactive".to_string(),
-        "-v0".to_string(),
-        "-ignore-dot-ghci".to_string(),
-        format!("-ghci-script={}", copy.inside(&script_file)),
-    ];
-    let built = copy.run(
-        &crate::target::haskell::compiler(),
-        &args,
-        &crate::target::haskell::ghc_library_path(),
-        TOOL_TIMEOUT,
-    )?;
-    let text = relative(&built.output, &copy);
-    let marker = |i: usize| format!("@@broadside-doctest-{i}@@");
-    let Some(first) = text.find(&marker(0)) else {
-        return Ok(Figure::new(
-            spec,
-            FigureState::NotMeasured,
-            format!(
-                "{} examples; GHCi did not run them{}",
-                all.len(),
-                if built.timed_out {
-                    " (it did not finish)"
-                } else {
-                    ""
-                }
-            ),
-        ));
-    };
-    if text[..first].contains(": error:") {
+    let own = ghci(&copy, &copy.ws.work.join(shown(base, module)), &all)?;
+    let Some(own) = own else {
         let mut f = Figure::new(
             spec,
             FigureState::Short,
@@ -612,31 +651,21 @@ fn doctests(spec: &FigureSpec, root: &Path, uid: u32) -> Result<Figure, String> 
         f.numbers.insert("examples".into(), all.len() as f64);
         f.numbers.insert("passed".into(), 0.0);
         return Ok(f);
-    }
+    };
+    let want =
+        |e: &Example| -> Vec<String> { e.want.iter().filter(|l| !l.is_empty()).cloned().collect() };
     let mut passed = 0;
     let mut lines = Vec::new();
-    for (i, e) in all.iter().enumerate() {
-        let got: Option<Vec<String>> = text.find(&marker(i)).and_then(|start| {
-            let from = start + marker(i).len();
-            let end = text[from..].find(&marker(i + 1))? + from;
-            Some(
-                text[from..end]
-                    .lines()
-                    .map(|l| l.trim_end().to_string())
-                    .filter(|l| !l.is_empty())
-                    .collect(),
-            )
-        });
-        let want: Vec<String> = e.want.iter().filter(|l| !l.is_empty()).cloned().collect();
+    for (e, got) in all.iter().zip(&own) {
         match got {
-            Some(g) if g == want => passed += 1,
+            Some(g) if *g == want(e) => passed += 1,
             Some(g) => lines.push(format!(
                 "{}:{}: >>> {} gave `{}`, the comment says `{}`",
                 e.file,
                 e.line,
                 e.expr,
                 g.join(" / ").chars().take(160).collect::<String>(),
-                want.join(" / ")
+                want(e).join(" / ")
             )),
             None => lines.push(format!(
                 "{}:{}: >>> {} did not finish",
@@ -644,22 +673,142 @@ fn doctests(spec: &FigureSpec, root: &Path, uid: u32) -> Result<Figure, String> 
             )),
         }
     }
-    let mut f = Figure::new(
-        spec,
-        if passed == all.len() {
-            FigureState::Ok
-        } else {
-            FigureState::Short
-        },
-        format!(
-            "{} doctest example{}, {passed} give what their comments say",
-            all.len(),
-            if all.len() == 1 { "" } else { "s" }
-        ),
+    let summary = format!(
+        "{} doctest example{}, {passed} give what their comments say on the student's own module",
+        all.len(),
+        if all.len() == 1 { "" } else { "s" }
     );
+    let mut f = match tests {
+        Some((tests, wheat)) => against_chaffs(spec, tests, wheat, &copy, module, base, &all)?,
+        None => Figure::new(spec, FigureState::Ok, String::new()),
+    };
+    f.summary = if f.summary.is_empty() {
+        summary
+    } else {
+        format!("{summary}; {}", f.summary)
+    };
+    if passed < all.len() {
+        f.state = FigureState::Short;
+    }
+    lines.append(&mut f.lines);
     f.lines = lines;
     f.numbers.insert("examples".into(), all.len() as f64);
     f.numbers.insert("passed".into(), passed as f64);
+    Ok(f)
+}
+
+/// The examples run against the wheat, its accepted readings and each chaff, judged as the
+/// pytest tests are ([`super::pytest::judge`]). An example that names something the wheat
+/// lacks (the student's own helper) is left out.
+fn against_chaffs(
+    spec: &FigureSpec,
+    tests: &super::scheme::TestsSpec,
+    wheat: &str,
+    copy: &Copy,
+    module: &Path,
+    base: &Path,
+    all: &[Example],
+) -> Result<Figure, String> {
+    let variants_dir = copy.ws.work.join(".broadside-wheat");
+    let mut n = 0;
+    let mut run = |source: &str| -> Result<Option<Vec<Option<Vec<String>>>>, String> {
+        n += 1;
+        let dir = variants_dir.join(n.to_string());
+        std::fs::create_dir_all(&dir).map_err(|e| format!("cannot write the wheat: {e}"))?;
+        let file = dir.join("Battleship.hs");
+        std::fs::write(&file, source).map_err(|e| format!("cannot write the wheat: {e}"))?;
+        ghci(copy, &file, all)
+    };
+    let on_wheat = run(wheat)?.ok_or("the wheat does not load in GHCi")?;
+    let name_of = |e: &Example| format!("{}:{}: >>> {}", e.file, e.line, e.expr);
+    let named = |e: &Example| -> Vec<String> {
+        tests
+            .functions
+            .iter()
+            .filter(|f| {
+                e.expr
+                    .split(|c: char| !c.is_alphanumeric() && c != '_' && c != '\'')
+                    .any(|w| w == f.as_str())
+            })
+            .cloned()
+            .collect()
+    };
+    let to_run = |outputs: &[Option<Vec<String>>]| -> super::pytest::Run {
+        super::pytest::Run::of(
+            all.iter()
+                .zip(outputs)
+                .zip(&on_wheat)
+                .map(|((e, got), on_w)| {
+                    let foreign = on_w
+                        .as_ref()
+                        .is_some_and(|w| w.iter().any(|l| l.contains("not in scope")));
+                    let want: Vec<String> =
+                        e.want.iter().filter(|l| !l.is_empty()).cloned().collect();
+                    let outcome = if foreign {
+                        "skipped"
+                    } else if got.as_ref() == Some(&want) {
+                        "passed"
+                    } else {
+                        "failed"
+                    };
+                    let message = got
+                        .as_ref()
+                        .map(|g| format!("gave `{}`", g.join(" / ")))
+                        .unwrap_or_default();
+                    (name_of(e), e.line as u32, outcome, named(e), message)
+                })
+                .collect(),
+        )
+    };
+    let wheat_run = to_run(&on_wheat);
+    let mut readings = Vec::new();
+    for r in &tests.readings {
+        let function = r
+            .source
+            .lines()
+            .find_map(|l| {
+                l.split_whitespace()
+                    .next()
+                    .filter(|w| tests.functions.iter().any(|f| f == w))
+            })
+            .unwrap_or("");
+        let outputs = run(&replace_definition(wheat, function, &r.source))?.ok_or_else(|| {
+            format!(
+                "the wheat under the reading `{}` does not load in GHCi",
+                r.decision
+            )
+        })?;
+        readings.push((r.decision.clone(), to_run(&outputs)));
+    }
+    let mut chaffs = Vec::new();
+    for c in &tests.chaffs {
+        // A chaff that does not load is broadside's mistake, never a catch.
+        let outputs = run(&replace_definition(wheat, &c.function, &c.source))?
+            .ok_or_else(|| format!("the chaff `{}` does not load in GHCi", c.id))?;
+        chaffs.push(to_run(&outputs));
+    }
+    let foreign = all
+        .iter()
+        .zip(&on_wheat)
+        .filter(|(_, w)| {
+            w.as_ref()
+                .is_some_and(|w| w.iter().any(|l| l.contains("not in scope")))
+        })
+        .count();
+    let mut f = super::pytest::judge(
+        spec,
+        tests,
+        &shown(base, module),
+        &wheat_run,
+        &readings,
+        &chaffs,
+    );
+    if foreign > 0 {
+        f.lines.push(format!(
+            "{foreign} example{} name the student's own helpers, so they run on the student's module only",
+            if foreign == 1 { "" } else { "s" }
+        ));
+    }
     Ok(f)
 }
 
@@ -1122,6 +1271,13 @@ mod tests {
         assert_eq!(e[0].want, ["True"]);
         assert_eq!(e[1].want, ["[\"a\",\"b\"]"]);
         assert_eq!(e[2].want, ["2"]);
+    }
+
+    #[test]
+    fn a_definition_is_replaced_with_its_signature_and_indented_lines() {
+        let text = "f :: Int\nf = g\n  where\n    g = 1\n\nff :: Int\nff = 2\nh = f\n";
+        let out = replace_definition(text, "f", "f :: Int\nf = 3\n");
+        assert_eq!(out, "\nff :: Int\nff = 2\nh = f\nf :: Int\nf = 3\n");
     }
 
     #[test]

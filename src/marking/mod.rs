@@ -32,6 +32,12 @@ pub fn mark(scheme: &Scheme, root: &Path, report: &Report, uid: u32) -> Sheet {
                     pytest::figure(spec, tests, wheat(&scheme.assignment), root, uid)
                 }
                 (scheme::FigureKind::Extension, _) => extension::figure(spec, root, uid),
+                (scheme::FigureKind::Doctests, tests) => measure::doctests(
+                    spec,
+                    tests.as_ref().map(|t| (t, wheat(&scheme.assignment))),
+                    root,
+                    uid,
+                ),
                 _ => measure::figure(spec, root, uid),
             };
             measured.unwrap_or_else(|e| {
@@ -105,6 +111,7 @@ fn wheat(assignment: &str) -> &'static str {
     match assignment {
         "solo-10x10" => scheme::SOLO_WHEAT,
         "colab-6x6" => scheme::COLAB_WHEAT,
+        "move-limit-10x10" => scheme::MOVE_LIMIT_WHEAT,
         _ => "",
     }
 }

@@ -24,7 +24,7 @@ const WHEAT_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// One line of the plugin's output.
 #[derive(Debug, Clone, Deserialize)]
-struct Record {
+pub(super) struct Record {
     #[serde(default)]
     test: Option<String>,
     #[serde(default)]
@@ -52,7 +52,7 @@ struct Broke {
 
 /// What one run of the tests saw: outcome by test id, in order.
 #[derive(Debug, Default)]
-struct Run {
+pub(super) struct Run {
     tests: Vec<Record>,
     collect_errors: Vec<String>,
     print_only: Vec<u32>,
@@ -60,6 +60,27 @@ struct Run {
 }
 
 impl Run {
+    /// A run from outcomes found another way (doctest examples in GHCi): `(id, line,
+    /// outcome, functions it names, message)`.
+    pub(super) fn of(outcomes: Vec<(String, u32, &str, Vec<String>, String)>) -> Run {
+        Run {
+            tests: outcomes
+                .into_iter()
+                .map(|(id, line, outcome, calls, message)| Record {
+                    test: Some(id),
+                    line,
+                    outcome: outcome.to_string(),
+                    calls,
+                    broke: Vec::new(),
+                    message,
+                    collect_error: None,
+                    print_only: None,
+                })
+                .collect(),
+            ..Run::default()
+        }
+    }
+
     fn outcome(&self, id: &str) -> Option<&Record> {
         self.tests
             .iter()
@@ -310,7 +331,7 @@ fn print_only_line(lines: &[u32]) -> String {
 }
 
 /// The figure from the runs: tests right on the wheat (or a reading), chaffs caught.
-fn judge(
+pub(super) fn judge(
     spec: &FigureSpec,
     tests: &TestsSpec,
     file: &str,
@@ -430,6 +451,7 @@ fn judge(
     }
     let (noun, enough_words) = match tests.style {
         super::scheme::TestsStyle::Script => ("checks", "are checked".to_string()),
+        super::scheme::TestsStyle::Doctest => ("examples", "are checked".to_string()),
         super::scheme::TestsStyle::Pytest => {
             ("tests", format!("have at least {} tests", tests.at_least))
         }

@@ -19,7 +19,9 @@ pub const BUNDLED: [(&str, &str, Option<&str>); 5] = [
     (
         "move-limit-10x10",
         include_str!("../../specs/marking/move-limit-10x10.toml"),
-        None,
+        Some(include_str!(
+            "../../specs/marking/move-limit-10x10.tests.toml"
+        )),
     ),
     (
         "battleboats",
@@ -37,6 +39,10 @@ pub const BUNDLED: [(&str, &str, Option<&str>); 5] = [
 /// samples test pins at full marks.
 pub const SOLO_WHEAT: &str =
     include_str!("../../fixtures/submissions/solo-10x10/correct/battleships.py");
+
+/// The wheat of move-limit-10x10's doctests: its correct sample, likewise.
+pub const MOVE_LIMIT_WHEAT: &str =
+    include_str!("../../fixtures/submissions/move-limit-10x10/correct/Battleship.hs");
 
 /// The wheat of colab-6x6's: its correct sample, likewise.
 pub const COLAB_WHEAT: &str =
@@ -187,6 +193,9 @@ pub enum TestsStyle {
     /// Top-level asserts (and `test_*` functions) in the module itself, as a notebook holds
     /// them: run by `drivers/marking_script.py` with the required functions replaced.
     Script,
+    /// Doctest examples in the Haskell module, run in GHCi against the student's module, the
+    /// wheat and each chaff (the wheat with one top-level definition replaced).
+    Doctest,
 }
 
 /// What callers of a function may assume, as a Python expression over its arguments.
@@ -295,7 +304,7 @@ pub fn parse(text: &str, tests: Option<&str>) -> Result<Scheme, String> {
     let pytest = scheme
         .figures
         .iter()
-        .any(|f| f.kind == FigureKind::StudentTests);
+        .any(|f| matches!(f.kind, FigureKind::StudentTests | FigureKind::Doctests));
     if pytest != scheme.tests.is_some() {
         return Err(
             "a student-tests figure needs a student-tests file, and only it uses one".into(),

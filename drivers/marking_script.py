@@ -17,11 +17,18 @@ import ast
 import json
 import os
 import random
+import signal
 import sys
 
 _FUNCTIONS = set(filter(None, os.environ.get("BROADSIDE_MARKING_FUNCTIONS", "").split(",")))
-_out = open(os.environ.get("BROADSIDE_MARKING_OUT", "broadside-marking.jsonl"), "a",
+_out = open(os.environ.pop("BROADSIDE_MARKING_OUT", "broadside-marking.jsonl"), "a",
             encoding="utf-8")
+# Seconds a check may run before it fails as one that does not finish.
+_CHECK_SECONDS = 10
+
+
+def _too_long(signum, frame):
+    raise TimeoutError("the check did not finish within {} s".format(_CHECK_SECONDS))
 
 
 def write(record):
@@ -60,6 +67,8 @@ def run(student_file, namespace, node, name, line, call=None):
     """Runs one statement (or calls one test function); writes its check, if it is one."""
     watch = Watch(namespace["__broadside_wheat__"])
     random.seed(1933)
+    signal.signal(signal.SIGALRM, _too_long)
+    signal.setitimer(signal.ITIMER_REAL, _CHECK_SECONDS)
     sys.setprofile(watch)
     outcome, message = "passed", ""
     try:
@@ -75,6 +84,7 @@ def run(student_file, namespace, node, name, line, call=None):
         message = "{}: {}".format(type(e).__name__, e)[:300]
     finally:
         sys.setprofile(None)
+        signal.setitimer(signal.ITIMER_REAL, 0)
     if name is None and watch.calls and call is None and prints(node):
         write({"print_only": line, "calls": sorted(watch.calls)})
     elif name is not None:

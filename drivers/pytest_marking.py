@@ -15,16 +15,22 @@ test, that the handout says callers may assume (a test whose call makes it false
 import json
 import os
 import random
+import signal
 import sys
 
 import pytest
 
-_OUT = os.environ.get("BROADSIDE_MARKING_OUT", "broadside-marking.jsonl")
+_OUT = os.environ.pop("BROADSIDE_MARKING_OUT", "broadside-marking.jsonl")
+# Seconds a test may run before it fails as one that does not finish.
+_TEST_SECONDS = 10
 _MODULE = os.environ.get("BROADSIDE_MARKING_MODULE", "")
 _FUNCTIONS = set(filter(None, os.environ.get("BROADSIDE_MARKING_FUNCTIONS", "").split(",")))
 _ASSUME = {}
 for _a in json.loads(os.environ.get("BROADSIDE_MARKING_ASSUME", "[]")):
     _ASSUME.setdefault(_a["function"], []).append(_a["holds"])
+
+# Tests that did not finish on the correct implementation: left out of the later runs.
+_SKIP = set(json.loads(os.environ.pop("BROADSIDE_MARKING_SKIP", "[]")))
 
 _out = open(_OUT, "a", encoding="utf-8")
 _seen = {}
@@ -49,8 +55,12 @@ class _Watch:
         self.file = _module_file()
 
     def __call__(self, frame, event, arg):
-        if event != "call" or self.file is None:
+        if event != "call":
             return
+        if self.file is None:  # imported inside the test
+            self.file = _module_file()
+            if self.file is None:
+                return
         code = frame.f_code
         if code.co_name not in _FUNCTIONS or code.co_filename != self.file:
             return
@@ -75,17 +85,29 @@ class _Watch:
                                    "call": f"{code.co_name}({args})"})
 
 
+class DidNotFinishError(Exception):
+    pass
+
+
+def _too_long(signum, frame):
+    raise DidNotFinishError("the test did not finish within {} s".format(_TEST_SECONDS))
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_call(item):
     watch = _Watch()
     # The same random numbers in every run, so a test over random fleets catches a chaff or
     # not the same way each time.
     random.seed(1933)
+    old = signal.signal(signal.SIGALRM, _too_long)
+    signal.setitimer(signal.ITIMER_REAL, _TEST_SECONDS)
     sys.setprofile(watch)
     try:
         yield
     finally:
         sys.setprofile(None)
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
         _seen[item.nodeid] = watch
 
 
@@ -112,6 +134,13 @@ def pytest_runtest_logreport(report):
         "message": (str(report.longrepr).splitlines() or [""])[-1][:300]
         if outcome == "failed" else "",
     })
+
+
+def pytest_collection_modifyitems(config, items):
+    if _SKIP:
+        kept = [i for i in items if i.nodeid not in _SKIP]
+        config.hook.pytest_deselected(items=[i for i in items if i.nodeid in _SKIP])
+        items[:] = kept
 
 
 def pytest_collectreport(report):

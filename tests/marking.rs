@@ -285,3 +285,100 @@ fn marking_needs_one_assignment_with_a_scheme() {
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert_ne!(o.status.code(), Some(0), "{stderr}");
 }
+
+/// A student who lays tests out as a package, leaves a test that never ends, and tries to
+/// read the correct implementation out through test names and failure messages: the
+/// package's tests are run against the wheat (not the student's own module), the endless
+/// test fails once and is left out after, and nothing of the wheat reaches a student view.
+#[test]
+fn a_hostile_or_odd_test_suite_is_judged_and_leaks_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = Utf8PathBuf::from_path_buf(dir.path().to_path_buf()).unwrap();
+    let sub = root.join("class/odd");
+    std::fs::create_dir_all(sub.join("tests")).unwrap();
+    // The student's module has the diagonal bug; their test of it is right.
+    std::fs::copy(
+        "fixtures/submissions/solo-10x10/open-sea-ignores-diagonals/battleships.py",
+        sub.join("battleships.py"),
+    )
+    .unwrap();
+    std::fs::write(sub.join("tests/__init__.py"), "").unwrap();
+    std::fs::write(
+        sub.join("tests/test_battleships.py"),
+        r#"import pytest
+from battleships import *
+
+SOURCE = open(__import__("battleships").__file__).read().splitlines()
+
+
+def test_diagonal_is_not_open_sea():
+    assert not is_open_sea(5, 7, [(4, 3, True, 4, set())])
+
+
+def test_never_ends():
+    while True:
+        pass
+
+
+@pytest.mark.parametrize("line", SOURCE[:30])
+def test_names_carry_the_source(line):
+    assert "def" not in line
+
+
+def test_message_carries_the_source():
+    pytest.fail("LEAK " + " ".join(SOURCE), pytrace=False)
+"#,
+    )
+    .unwrap();
+    let out = root.join("out");
+    let o = broadside()
+        .args([
+            "grade",
+            "--suite",
+            SUITE,
+            "--submissions",
+            root.join("class").as_str(),
+        ])
+        .args(["--out", out.as_str(), "--marking"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let sheet = json(&out.join("odd/marking.json"));
+    let tests = sheet["figures"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["id"] == "tests")
+        .unwrap();
+    let lines: Vec<&str> = tests["lines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l.as_str().unwrap())
+        .collect();
+    let text = lines.join("\n");
+    assert!(
+        !text.contains("test_diagonal_is_not_open_sea"),
+        "the right test ran against the student's own module:\n{text}"
+    );
+    assert!(
+        tests["numbers"]["caught"].as_f64().unwrap() >= 1.0,
+        "the diagonal test catches the diagonal chaff: {tests}"
+    );
+    assert!(
+        text.contains("test_never_ends") && text.contains("did not finish"),
+        "{text}"
+    );
+    assert!(text.contains("reads source files"), "{text}");
+    for file in ["marking.txt", "report.txt", "results.json", "marking.json"] {
+        let shown = std::fs::read_to_string(out.join("odd").join(file)).unwrap();
+        for secret in ["LEAK", "def is_sunk", "squares_of"] {
+            assert!(!shown.contains(secret), "{file} shows `{secret}`:\n{shown}");
+        }
+    }
+}

@@ -191,12 +191,25 @@ impl ClassSummary {
         ]
         .map(String::from)
         .to_vec();
-        let marking: Vec<String> = self
-            .submissions
-            .iter()
-            .find(|r| !r.marking.is_empty())
-            .map(|r| r.marking.iter().map(|(c, _)| c.clone()).collect())
-            .unwrap_or_default();
+        // Every submission's columns, in the order they first come: a figure's numbers are
+        // there only when it measured something (no tests file: no `figure:tests.caught`).
+        let mut marking: Vec<String> = Vec::new();
+        for row in &self.submissions {
+            for (c, _) in &row.marking {
+                if !marking.contains(c) {
+                    let at = marking
+                        .iter()
+                        .position(|m| m.split('.').next() == c.split('.').next())
+                        .map_or(marking.len(), |i| {
+                            i + marking[i..]
+                                .iter()
+                                .take_while(|m| m.split('.').next() == c.split('.').next())
+                                .count()
+                        });
+                    marking.insert(at, c.clone());
+                }
+            }
+        }
         header.extend(marking.iter().cloned());
         header.extend(columns.iter().cloned());
         w.write_record(&header).expect("writing to memory");

@@ -85,6 +85,11 @@ fn file(spec: &FigureSpec, root: &Path) -> Figure {
     }
     if want.to_lowercase().ends_with(".pdf") {
         return match pdf_pages(&path) {
+            Ok(0) => Figure::new(
+                spec,
+                FigureState::Missing,
+                format!("{name} is a PDF of no pages: no report"),
+            ),
             Ok(pages) => {
                 let mut f = Figure::new(
                     spec,
@@ -104,8 +109,8 @@ fn file(spec: &FigureSpec, root: &Path) -> Figure {
             }
             Err(e) => Figure::new(
                 spec,
-                FigureState::Short,
-                format!("{name} is not a readable PDF: {e}"),
+                FigureState::Missing,
+                format!("{name} is not a readable PDF ({e}): no report"),
             ),
         };
     }
@@ -831,6 +836,12 @@ fn javac(spec: &FigureSpec, root: &Path, uid: u32) -> Result<Figure, String> {
     };
     let javac = crate::target::program::javac();
     let env = crate::target::program::jdk_library_path(&javac);
+    // As the java: target reads them: UTF-8, or Windows' Western code page when a file is not
+    // UTF-8 (a file saved on a lab PC), so an é in a comment is not a compile error.
+    let utf8 = files
+        .iter()
+        .all(|f| std::fs::read(f).is_ok_and(|b| std::str::from_utf8(&b).is_ok()));
+    let encoding = if utf8 { "UTF-8" } else { "windows-1252" };
     let compile = |release: Option<u32>| -> Result<crate::target::build::Built, String> {
         let mut args: Vec<String> = [
             "-J-Xmx512m",
@@ -841,7 +852,7 @@ fn javac(spec: &FigureSpec, root: &Path, uid: u32) -> Result<Figure, String> {
             "-Xmaxwarns",
             "1000",
             "-encoding",
-            "UTF-8",
+            encoding,
             "-d",
         ]
         .map(String::from)
@@ -926,44 +937,53 @@ fn javac(spec: &FigureSpec, root: &Path, uid: u32) -> Result<Figure, String> {
 }
 
 /// The comments of a Java (or C-like) source: `//` lines and `/* */` blocks, with the line
-/// each starts on.
+/// each starts on; string and character literals are skipped, so `"// not a comment"` is not
+/// one.
 fn comments(text: &str) -> Vec<(usize, String)> {
-    let mut out = Vec::new();
-    let mut block: Option<(usize, String)> = None;
-    for (i, line) in text.lines().enumerate() {
-        let mut rest = line;
-        loop {
-            if let Some((_, body)) = block.as_mut() {
-                match rest.find("*/") {
-                    Some(end) => {
-                        body.push_str(&rest[..end]);
-                        out.push(block.take().expect("a block"));
-                        rest = &rest[end + 2..];
-                    }
-                    None => {
-                        body.push_str(rest);
-                        body.push('\n');
-                        break;
-                    }
-                }
-            } else {
-                let line_c = rest.find("//");
-                let block_c = rest.find("/*");
-                match (line_c, block_c) {
-                    (Some(l), b) if b.is_none_or(|b| l < b) => {
-                        out.push((i + 1, rest[l + 2..].to_string()));
-                        break;
-                    }
-                    (_, Some(b)) => {
-                        block = Some((i + 1, String::new()));
-                        rest = &rest[b + 2..];
-                    }
-                    _ => break,
-                }
+    let mut out: Vec<(usize, String)> = Vec::new();
+    let chars: Vec<char> = text.chars().collect();
+    let (mut i, mut line) = (0, 1);
+    while i < chars.len() {
+        let c = chars[i];
+        let next = chars.get(i + 1).copied();
+        match c {
+            '\n' => {
+                line += 1;
+                i += 1;
             }
+            '"' | '\'' => {
+                // A literal: up to its unescaped end, or the end of the line.
+                i += 1;
+                while i < chars.len() && chars[i] != c && chars[i] != '\n' {
+                    i += if chars[i] == '\\' { 2 } else { 1 };
+                }
+                i += 1;
+            }
+            '/' if next == Some('/') => {
+                let start = i + 2;
+                let mut end = start;
+                while end < chars.len() && chars[end] != '\n' {
+                    end += 1;
+                }
+                out.push((line, chars[start..end].iter().collect()));
+                i = end;
+            }
+            '/' if next == Some('*') => {
+                let (start, first) = (i + 2, line);
+                let mut end = start;
+                while end < chars.len() && !(chars[end] == '*' && chars.get(end + 1) == Some(&'/'))
+                {
+                    if chars[end] == '\n' {
+                        line += 1;
+                    }
+                    end += 1;
+                }
+                out.push((first, chars[start..end.min(chars.len())].iter().collect()));
+                i = end + 2;
+            }
+            _ => i += 1,
         }
     }
-    out.extend(block);
     out
 }
 
@@ -1101,10 +1121,14 @@ fn history(spec: &FigureSpec, root: &Path, uid: u32) -> Result<Figure, String> {
         "--no-pager",
         "log",
         "--no-color",
-        "--format=%ct%x09%an%x09%s",
+        "--format=%ct",
     ]
     .map(String::from)
     .to_vec();
+    // The dates go to a file (the tool's output keeps only its last 64 KiB).
+    let dates = copy.ws.work.join(".broadside-commit-dates");
+    let mut args = args;
+    args.push(format!("--output={}", copy.inside(&dates)));
     let env = [
         ("GIT_CONFIG_NOSYSTEM".to_string(), "1".to_string()),
         (
@@ -1114,20 +1138,22 @@ fn history(spec: &FigureSpec, root: &Path, uid: u32) -> Result<Figure, String> {
     ];
     let built = copy.run("git", &args, &env, TOOL_TIMEOUT)?;
     if built.code != Some(0) {
+        let last = built.output.lines().last().unwrap_or("");
+        if last.contains("does not have any commits") {
+            return Ok(Figure::new(
+                spec,
+                FigureState::Short,
+                "a git repository with no commits".into(),
+            ));
+        }
         return Ok(Figure::new(
             spec,
             FigureState::NotApplicable,
-            format!(
-                "git cannot read its history: {}",
-                built.output.lines().last().unwrap_or("")
-            ),
+            format!("git cannot read its history: {last}"),
         ));
     }
-    let mut times: Vec<i64> = built
-        .output
-        .lines()
-        .filter_map(|l| l.split('\t').next()?.parse().ok())
-        .collect();
+    let text = std::fs::read_to_string(&dates).unwrap_or_default();
+    let mut times: Vec<i64> = text.lines().filter_map(|l| l.trim().parse().ok()).collect();
     times.sort_unstable();
     Ok(history_figure(spec, &times))
 }
@@ -1282,7 +1308,7 @@ mod tests {
 
     #[test]
     fn comments_are_found_in_lines_and_blocks() {
-        let text = "// Written by park1623\nclass A { /* run\n Main */ int x; } // end";
+        let text = "// Written by park1623\nclass A { /* run\n Main */ int x; } // end\nString s = \"// by abcd1234\"; char q = '\\'';";
         let c = comments(text);
         assert_eq!(c.len(), 3, "{c:?}");
         assert_eq!(c[0], (1, " Written by park1623".to_string()));

@@ -92,12 +92,15 @@ impl Run {
     }
 }
 
-/// Where the tests run: the copy, the tests' folder in it, the module file there.
+/// Where the tests run: a fresh copy of the submission per run (nothing a run writes reaches
+/// the next), the tests file in it, and the module's name.
 struct Bench<'a> {
-    copy: Copy,
-    dir: std::path::PathBuf,
-    tests_file: String,
-    module_file: std::path::PathBuf,
+    root: std::path::PathBuf,
+    uid: u32,
+    /// The tests file, relative to the copy's working folder.
+    rel: std::path::PathBuf,
+    /// The module's file name (`battleships.py`; `broadside_wheat.py` for script style).
+    module_name: String,
     /// Tests written into the module itself: the module file is the wheat's, apart.
     script: bool,
     env: Vec<(String, String)>,
@@ -107,16 +110,38 @@ struct Bench<'a> {
 impl Bench<'_> {
     /// Runs the tests with `source` as the module.
     fn run(&self, source: &str, timeout: Duration) -> Result<Run, String> {
-        let out = self.dir.join(".broadside-marking.jsonl");
-        let _ = std::fs::remove_file(&out);
-        write_public(&self.module_file, source)?;
-        let inside = |p: &Path| self.copy.inside(p);
+        let copy = Copy::new(&self.root, self.uid, &[])?;
+        let tests_path = copy.ws.work.join(&self.rel);
+        let dir = tests_path.parent().unwrap_or(&copy.ws.work).to_path_buf();
+        if !self.script {
+            // Every copy of the student's module (any case, any folder: a tests/ package
+            // puts the root first on the import path) gives way to the one under test.
+            for entry in walkdir::WalkDir::new(&copy.ws.work).follow_links(false) {
+                let Ok(entry) = entry else { continue };
+                let name = entry.file_name().to_string_lossy();
+                if entry.file_type().is_file() && name.eq_ignore_ascii_case(&self.module_name) {
+                    write_public(entry.path(), source)?;
+                }
+            }
+        }
+        write_public(&dir.join(&self.module_name), source)?;
+        write_public(&dir.join("broadside_pytest.py"), PLUGIN)?;
+        write_public(&dir.join("broadside_script.py"), SCRIPT)?;
+        write_public(&dir.join("broadside-pytest.ini"), "[pytest]\n")?;
+        let module_file = dir.join(&self.module_name);
+        let tests_file = tests_path
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .into_owned();
+        let out = dir.join(".broadside-marking.jsonl");
+        let inside = |p: &Path| copy.inside(p);
         let args: Vec<String> = if self.script {
             vec![
                 "-B".into(),
-                inside(&self.dir.join("broadside_script.py")),
-                inside(&self.dir.join(&self.tests_file)),
-                inside(&self.module_file),
+                inside(&dir.join("broadside_script.py")),
+                inside(&dir.join(&tests_file)),
+                inside(&module_file),
             ]
         } else {
             vec![
@@ -129,21 +154,32 @@ impl Bench<'_> {
                 "-p".into(),
                 "broadside_pytest".into(),
                 "-c".into(),
-                inside(&self.dir.join("broadside-pytest.ini")),
+                inside(&dir.join("broadside-pytest.ini")),
                 "--rootdir".into(),
-                inside(&self.dir),
-                inside(&self.dir.join(&self.tests_file)),
+                inside(&dir),
+                inside(&dir.join(&tests_file)),
             ]
         };
         let mut env = self.env.clone();
+        env.push(("PYTHONPATH".into(), inside(&dir)));
         env.push(("BROADSIDE_MARKING_OUT".into(), inside(&out)));
-        let built = self.copy.run_in(
-            &self.dir,
+        let built = match copy.run_in(
+            &dir,
             &crate::target::python::interpreter(),
             &args,
             &env,
             timeout,
-        )?;
+        ) {
+            Ok(b) => b,
+            // Tests that fork until the wait fails end the run; what they reported stands.
+            Err(e) if e.contains("No child processes") => crate::target::build::Built {
+                code: None,
+                timed_out: false,
+                output: String::new(),
+                leftovers: Vec::new(),
+            },
+            Err(e) => return Err(e),
+        };
         let text = std::fs::read_to_string(&out).unwrap_or_default();
         let mut run = Run {
             timed_out: built.timed_out,
@@ -224,37 +260,26 @@ pub fn figure(
         f.lines.push(tests.testable_clause.clone());
         return Ok(f);
     };
-    let copy = Copy::new(root, uid, &[])?;
-    let rel = file.strip_prefix(root).unwrap_or(Path::new(&tests.tests));
-    let in_copy = if root.is_file() {
-        copy.ws.work.join(file.file_name().unwrap_or_default())
+    let rel = if root.is_file() {
+        std::path::PathBuf::from(file.file_name().unwrap_or_default())
     } else {
-        copy.ws.work.join(rel)
+        file.strip_prefix(root)
+            .unwrap_or(Path::new(&tests.tests))
+            .to_path_buf()
     };
-    let dir = in_copy.parent().unwrap_or(&copy.ws.work).to_path_buf();
-    // The student's own module (any case) gives way to the one under test; tests written
-    // into the module keep it, and the implementation under test goes beside it.
     let module_name = if script {
         "broadside_wheat.py".to_string()
     } else {
         format!("{}.py", tests.module)
     };
-    for entry in std::fs::read_dir(&dir).map_err(|e| format!("cannot read the copy: {e}"))? {
-        let path = entry
-            .map_err(|e| format!("cannot read the copy: {e}"))?
-            .path();
-        let name = path.file_name().unwrap_or_default().to_string_lossy();
-        if name.eq_ignore_ascii_case(&module_name) && !script {
-            let _ = std::fs::remove_file(&path);
-        }
-    }
-    write_public(&dir.join("broadside_pytest.py"), PLUGIN)?;
-    write_public(&dir.join("broadside_script.py"), SCRIPT)?;
-    write_public(&dir.join("broadside-pytest.ini"), "[pytest]\n")?;
     let assume = serde_json::to_string(&tests.assumptions).unwrap_or_else(|_| "[]".into());
     let bench = Bench {
+        root: root.to_path_buf(),
+        uid,
+        rel,
+        module_name,
+        script,
         env: vec![
-            ("PYTHONPATH".into(), copy.inside(&dir)),
             ("PYTHONDONTWRITEBYTECODE".into(), "1".into()),
             ("PYTHONIOENCODING".into(), "utf-8".into()),
             ("BROADSIDE_MARKING_MODULE".into(), tests.module.clone()),
@@ -264,16 +289,7 @@ pub fn figure(
             ),
             ("BROADSIDE_MARKING_ASSUME".into(), assume),
         ],
-        module_file: dir.join(&module_name),
-        tests_file: in_copy
-            .file_name()
-            .unwrap_or_default()
-            .to_string_lossy()
-            .into_owned(),
-        dir,
-        copy,
         spec: tests,
-        script,
     };
     let start = Instant::now();
     let on_wheat = bench.run(wheat, WHEAT_TIMEOUT)?;
@@ -299,6 +315,20 @@ pub fn figure(
         return Ok(f);
     }
     let timeout = (took * 3).clamp(Duration::from_secs(10), WHEAT_TIMEOUT);
+    // A test that does not finish on the wheat is wrong and can catch nothing: the later runs
+    // leave it out rather than wait for it again.
+    let hung: Vec<&str> = on_wheat
+        .tests
+        .iter()
+        .filter(|r| r.message.contains("DidNotFinishError"))
+        .filter_map(|r| r.test.as_deref())
+        .collect();
+    let mut bench = bench;
+    bench.env.push((
+        "BROADSIDE_MARKING_SKIP".into(),
+        serde_json::to_string(&hung).unwrap_or_else(|_| "[]".into()),
+    ));
+    let bench = bench;
     let mut readings = Vec::new();
     for r in &bench.spec.readings {
         readings.push((
@@ -311,10 +341,75 @@ pub fn figure(
         chaff_runs.push(bench.run(&format!("{wheat}\n{}", c.source), timeout)?);
     }
     let mut f = judge(spec, tests, &shown_file, &on_wheat, &readings, &chaff_runs);
+    f.lines.extend(reads_the_implementation(root, &file, tests));
     if !on_wheat.print_only.is_empty() {
         f.lines.push(print_only_line(&on_wheat.print_only));
     }
     Ok(f)
+}
+
+/// A test's id as a student may see it: its parameters (which a test can fill with anything,
+/// the implementation under test's source among it) cut to `[…]`.
+fn display_id(id: &str) -> String {
+    match id.find('[') {
+        Some(i) => format!("{}[…]", &id[..i]),
+        None => id.to_string(),
+    }
+}
+
+/// What a failure on the wheat may say in a view a student sees: where and which exception
+/// (`test_battleships.py:96: AssertionError`), never the text a test chose, which could
+/// carry the wheat's source.
+fn safe_message(message: &str) -> String {
+    let located = regex::Regex::new(r"^[\w./-]+:\d+: ([\w.]+)$").expect("a valid pattern");
+    let typed = regex::Regex::new(r"^([A-Z]\w*(?:Error|Exception|Exit|Interrupt))\b")
+        .expect("a valid pattern");
+    if message.contains("DidNotFinishError") {
+        "it did not finish within 10 s".to_string()
+    } else if located.is_match(message.trim()) {
+        message.trim().to_string()
+    } else if let Some(c) = typed.captures(message.trim()) {
+        c[1].to_string()
+    } else {
+        String::new()
+    }
+}
+
+/// Lines of the tests (and any `conftest.py`) that look at the implementation's source or at
+/// broadside's files instead of its behaviour: a suite can tell the wheat from a chaff that
+/// way, so the marker is told where. Tests run in the same process as what they test, so
+/// nothing stops them; this says where to look.
+fn reads_the_implementation(root: &Path, tests_file: &Path, tests: &TestsSpec) -> Vec<String> {
+    let module = regex::escape(&tests.module);
+    let pattern = format!(
+        r"(?i)(getsource|getsourcelines|hashlib|__file__|broadside|open\s*\([^)]*{module}|read_text\s*\()"
+    );
+    let Ok(looks) = regex::Regex::new(&pattern) else {
+        return Vec::new();
+    };
+    let mut files = vec![tests_file.to_path_buf()];
+    files.extend(find(root, "conftest.py"));
+    let mut out = Vec::new();
+    for file in files {
+        let text = std::fs::read(&file)
+            .map(|b| String::from_utf8_lossy(&b).into_owned())
+            .unwrap_or_default();
+        let at: Vec<String> = text
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| looks.is_match(l))
+            .map(|(i, _)| (i + 1).to_string())
+            .take(6)
+            .collect();
+        if !at.is_empty() {
+            out.push(format!(
+                "{} reads source files or broadside's own files (line {}): the marker should check that its tests judge behaviour",
+                shown(root, &file),
+                at.join(", ")
+            ));
+        }
+    }
+    out
 }
 
 /// What the statements that print instead of assert are worth.
@@ -359,15 +454,23 @@ pub(super) fn judge(
         }
         if let Some((decision, _)) = readings.iter().find(|(_, run)| run.passed(id)) {
             lines.push(format!(
-                "{id} follows the accepted other reading `{decision}` (right, but it catches no buggy version)"
+                "{} follows the accepted other reading `{decision}` (right, but it catches no buggy version)",
+                display_id(id)
             ));
             continue;
         }
         wrong += 1;
-        let why = record.map(|r| r.message.as_str()).unwrap_or("");
+        let why = record.map(|r| safe_message(&r.message)).unwrap_or_default();
+        let why = if why.is_empty() {
+            why
+        } else {
+            format!(": {why}")
+        };
         lines.push(format!(
-            "{id} (line {}) fails on a correct implementation, so it is wrong: {why}",
-            record.map_or(0, |r| r.line)
+            "{} (line {}) fails on a correct implementation, so it is wrong{}",
+            display_id(id),
+            record.map_or(0, |r| r.line),
+            why
         ));
     }
     let mut broke = 0;
@@ -381,7 +484,7 @@ pub(super) fn judge(
                 .map_or("", |a| a.clause.as_str());
             lines.push(format!(
                 "{} calls {}, which breaks what the handout lets {} assume ({clause})",
-                r.test.as_deref().unwrap_or_default(),
+                display_id(r.test.as_deref().unwrap_or_default()),
                 b.call,
                 b.function
             ));
@@ -395,7 +498,10 @@ pub(super) fn judge(
     };
     for id in &good {
         if calls(id).is_empty() {
-            lines.push(format!("{id} calls none of the testable functions itself"));
+            lines.push(format!(
+                "{} calls none of the testable functions itself",
+                display_id(id)
+            ));
         }
     }
     let mut per: BTreeMap<&str, FunctionTests> = BTreeMap::new();

@@ -241,30 +241,62 @@ pub fn is_marking(text: &str) -> bool {
 ///
 /// Errors: what [`parse`] finds, as a diagnostic naming the file (and line:col for TOML).
 pub fn check_file(source: &crate::diag::Source) -> Result<(), crate::diag::Diagnostic> {
-    let fail = |e: String| {
-        crate::diag::Diagnostic::new(source, None, format!("{}: {e}", source.path))
-            .expected("a marking scheme (specs/marking/README.md)")
-    };
-    let at = |e: toml::de::Error| {
-        crate::diag::Diagnostic::new(source, e.span(), e.message().to_string())
-            .expected("a marking scheme (specs/marking/README.md)")
+    let expected = "a marking scheme (specs/marking/README.md)";
+    let at = |source: &crate::diag::Source, e: toml::de::Error| {
+        crate::diag::Diagnostic::new(source, e.span(), e.message().to_string()).expected(expected)
     };
     let tests_toml =
         toml::from_str::<toml::Table>(&source.text).is_ok_and(|t| t.contains_key("chaff"));
     if tests_toml {
-        return toml::from_str::<TestsSpec>(&source.text)
-            .map(|_| ())
-            .map_err(at);
+        let tests: TestsSpec = toml::from_str(&source.text).map_err(|e| at(source, e))?;
+        return check_tests(&tests).map_err(|e| {
+            let span = source.text.find("[[chaff]]").map(|i| i..i + 9);
+            crate::diag::Diagnostic::new(source, span, e).expected(expected)
+        });
     }
-    toml::from_str::<Scheme>(&source.text).map_err(at)?;
+    toml::from_str::<Scheme>(&source.text).map_err(|e| at(source, e))?;
     let beside = source
         .path
         .strip_suffix(".toml")
-        .map(|p| format!("{p}.tests.toml"));
-    let tests = beside.and_then(|p| std::fs::read_to_string(p).ok());
+        .map(|p| format!("{p}.tests.toml"))
+        .unwrap_or_default();
+    let tests = match std::fs::read_to_string(&beside) {
+        Ok(text) => {
+            // Its own errors are its own file's, at their line and column.
+            let tests_source = crate::diag::Source::new(beside.as_str(), text.as_str());
+            toml::from_str::<TestsSpec>(&text).map_err(|e| at(&tests_source, e))?;
+            Some(text)
+        }
+        Err(_) => None,
+    };
     parse(&source.text, tests.as_deref())
         .map(|_| ())
-        .map_err(fail)
+        .map_err(|e| {
+            let e = if e.contains("student-tests file") && tests.is_none() {
+                format!("{e} (looked for {beside})")
+            } else {
+                e
+            };
+            let span = source.text.find("out_of").map(|i| i..i + 6);
+            crate::diag::Diagnostic::new(source, span, e).expected(expected)
+        })
+}
+
+/// A student-tests file holds together: every chaff breaks a testable function, ids are unique.
+fn check_tests(tests: &TestsSpec) -> Result<(), String> {
+    let mut ids = std::collections::BTreeSet::new();
+    for c in &tests.chaffs {
+        if !tests.functions.contains(&c.function) {
+            return Err(format!(
+                "chaff `{}` breaks `{}`, which is not among the testable functions",
+                c.id, c.function
+            ));
+        }
+        if !ids.insert(&c.id) {
+            return Err(format!("two chaffs are called `{}`", c.id));
+        }
+    }
+    Ok(())
 }
 
 /// The bundled scheme of `assignment`, if it has one.
@@ -284,12 +316,36 @@ pub fn parse(text: &str, tests: Option<&str>) -> Result<Scheme, String> {
     if let Some(tests) = tests {
         scheme.tests = Some(toml::from_str(tests).map_err(|e| e.to_string())?);
     }
-    let total: u32 = scheme.criteria.iter().map(|c| c.weight).sum();
-    if total != scheme.out_of {
+    if scheme.out_of == 0 {
+        return Err("out_of is 0; a mark is out of something".into());
+    }
+    let total: u64 = scheme.criteria.iter().map(|c| u64::from(c.weight)).sum();
+    if total != u64::from(scheme.out_of) {
         return Err(format!(
             "the criteria's weights add up to {total}, not out_of = {}",
             scheme.out_of
         ));
+    }
+    for (what, ids) in [
+        (
+            "criteria",
+            scheme.criteria.iter().map(|c| &c.id).collect::<Vec<_>>(),
+        ),
+        ("figures", scheme.figures.iter().map(|f| &f.id).collect()),
+    ] {
+        let mut seen = std::collections::BTreeSet::new();
+        if let Some(id) = ids.into_iter().find(|id| !seen.insert(*id)) {
+            return Err(format!("two {what} are called `{id}`"));
+        }
+    }
+    if let Some(cap) = scheme.caps.iter().find(|c| c.max > scheme.out_of) {
+        return Err(format!(
+            "cap `{}` is {}, above out_of = {}",
+            cap.id, cap.max, scheme.out_of
+        ));
+    }
+    if let Some(tests) = &scheme.tests {
+        check_tests(tests)?;
     }
     let named = scheme
         .criteria

@@ -21,6 +21,9 @@ import signal
 import sys
 
 _FUNCTIONS = set(filter(None, os.environ.get("BROADSIDE_MARKING_FUNCTIONS", "").split(",")))
+_ASSUME = {}
+for _a in json.loads(os.environ.get("BROADSIDE_MARKING_ASSUME", "[]")):
+    _ASSUME.setdefault(_a["function"], []).append(_a["holds"])
 _out = open(os.environ.pop("BROADSIDE_MARKING_OUT", "broadside-marking.jsonl"), "a",
             encoding="utf-8")
 # Seconds a check may run before it fails as one that does not finish.
@@ -36,12 +39,17 @@ def write(record):
     _out.flush()
 
 
+def _short(text, width=60):
+    return text if len(text) <= width else text[:width - 1] + "…"
+
+
 class Watch:
     """Records the required functions a check calls itself."""
 
     def __init__(self, wheat_file):
         self.wheat_file = wheat_file
         self.calls = set()
+        self.broke = []
 
     def __call__(self, frame, event, arg):
         if event != "call":
@@ -50,8 +58,22 @@ class Watch:
         if code.co_name not in _FUNCTIONS or code.co_filename != self.wheat_file:
             return
         caller = frame.f_back
-        if caller is not None and caller.f_code.co_filename != self.wheat_file:
-            self.calls.add(code.co_name)
+        if caller is None or caller.f_code.co_filename == self.wheat_file:
+            return
+        self.calls.add(code.co_name)
+        for holds in _ASSUME.get(code.co_name, ()):
+            names = dict(frame.f_globals)
+            names.update(frame.f_locals)
+            try:
+                ok = bool(eval(holds, names))
+            except Exception:  # noqa: BLE001 - an argument of the wrong shape breaks it too
+                ok = False
+            if not ok:
+                args = ", ".join(_short(repr(frame.f_locals[n]))
+                                 for n in code.co_varnames[:code.co_argcount]
+                                 if n in frame.f_locals)
+                self.broke.append({"function": code.co_name, "holds": holds,
+                                   "call": "{}({})".format(code.co_name, args)})
 
 
 def has_assert(node):
@@ -89,7 +111,7 @@ def run(student_file, namespace, node, name, line, call=None):
         write({"print_only": line, "calls": sorted(watch.calls)})
     elif name is not None:
         write({"test": name, "file": os.path.basename(student_file), "line": line,
-               "outcome": outcome, "calls": sorted(watch.calls), "broke": [],
+               "outcome": outcome, "calls": sorted(watch.calls), "broke": watch.broke,
                "message": message})
 
 

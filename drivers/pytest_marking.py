@@ -46,6 +46,10 @@ def _module_file():
     return getattr(module, "__file__", None)
 
 
+def _short(text, width=60):
+    return text if len(text) <= width else text[:width - 1] + "…"
+
+
 class _Watch:
     """Records the required functions a test calls itself, and the assumptions it breaks."""
 
@@ -78,7 +82,7 @@ class _Watch:
                 ok = False
             if not ok:
                 args = ", ".join(
-                    repr(frame.f_locals[n])[:80]
+                    _short(repr(frame.f_locals[n]))
                     for n in code.co_varnames[:code.co_argcount]
                     if n in frame.f_locals)
                 self.broke.append({"function": code.co_name, "holds": holds,

@@ -467,9 +467,13 @@ pub(super) fn judge(
             format!(": {why}")
         };
         lines.push(format!(
-            "{} (line {}) fails on a correct implementation, so it is wrong{}",
+            "{}{} fails on a correct implementation, so it is wrong{}",
             display_id(id),
-            record.map_or(0, |r| r.line),
+            if id.starts_with("line ") {
+                String::new()
+            } else {
+                format!(" (line {})", record.map_or(0, |r| r.line))
+            },
             why
         ));
     }

@@ -129,11 +129,15 @@ pub fn check_tools(scheme: &Scheme, uid: u32) -> Result<(), String> {
     let has = |kind: K| scheme.figures.iter().any(|f| f.kind == kind);
     let mut missing = Vec::new();
     let python = crate::target::python::interpreter();
-    for (kind, module, package) in [
-        (K::StudentTests, "pytest", "python3-pytest"),
-        (K::Pycodestyle, "pycodestyle", "python3-pycodestyle"),
+    let pytest = scheme
+        .tests
+        .as_ref()
+        .is_some_and(|t| t.style == scheme::TestsStyle::Pytest);
+    for (needed, module, package) in [
+        (has(K::StudentTests) && pytest, "pytest", "python3-pytest"),
+        (has(K::Pycodestyle), "pycodestyle", "python3-pycodestyle"),
     ] {
-        if has(kind) {
+        if needed {
             let ok = copy
                 .run(
                     &python,

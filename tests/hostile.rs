@@ -240,10 +240,15 @@ fn a_hidden_scenario_cannot_be_found_by_the_submission() {
     std::fs::write(&path, &text).unwrap();
     let source = broadside::diag::Source::new(path.to_string_lossy(), text);
     let scenario = broadside::scenario::parse(&source, &SpecSet::builtin()).unwrap();
+    // A user of its own: the fork bombs of the other hostile tests, running at the same time
+    // as the shared unprivileged user, must not use up its process limit (a clean-clone CI run
+    // once saw its driver's fork fail with EAGAIN).
+    let users = broadside::target::limits::claim_uid_block().unwrap();
     let mut t = limited(
-        python::target(camino::Utf8Path::new(&format!(
-            "{CORPUS}/read_scenarios.py"
-        )))
+        python::target_as(
+            camino::Utf8Path::new(&format!("{CORPUS}/read_scenarios.py")),
+            users.base,
+        )
         .unwrap(),
     );
     // The search runs for 5 s of wall time: on a loaded machine the scenario needs room

@@ -3,7 +3,7 @@
 
 use super::scheme::{FigureKind, FigureSpec};
 use super::sheet::{Figure, FigureState};
-use super::tools::{Copy, find, shown};
+use super::tools::{Copy, find, folder_of, read_lossy, shown};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -153,11 +153,7 @@ fn pycodestyle(spec: &FigureSpec, root: &Path, uid: u32) -> Result<Figure, Strin
         ));
     }
     let copy = Copy::new(root, uid, &[])?;
-    let base = if root.is_file() {
-        root.parent().unwrap_or(root)
-    } else {
-        root
-    };
+    let base = folder_of(root);
     let mut args = vec!["-m".to_string(), "pycodestyle".to_string()];
     args.extend(
         files
@@ -234,11 +230,7 @@ fn docstrings(spec: &FigureSpec, root: &Path, uid: u32) -> Result<Figure, String
         ));
     };
     let copy = Copy::new(root, uid, &[])?;
-    let base = if root.is_file() {
-        root.parent().unwrap_or(root)
-    } else {
-        root
-    };
+    let base = folder_of(root);
     let script = "import ast, json, sys\n\
         tree = ast.parse(open(sys.argv[1], encoding='utf-8', errors='replace').read())\n\
         found = {n.name: bool(ast.get_docstring(n)) for n in tree.body\n\
@@ -314,11 +306,7 @@ fn stretch_goals(spec: &FigureSpec, root: &Path, uid: u32) -> Result<Figure, Str
         ));
     };
     let copy = Copy::new(root, uid, &[])?;
-    let base = if root.is_file() {
-        root.parent().unwrap_or(root)
-    } else {
-        root
-    };
+    let base = folder_of(root);
     let probe = copy.ws.work.join("broadside_stretch.py");
     std::fs::write(&probe, STRETCH).map_err(|e| format!("cannot write the probe: {e}"))?;
     let args = vec![
@@ -397,11 +385,7 @@ fn ghc_wall(spec: &FigureSpec, root: &Path, uid: u32) -> Result<Figure, String> 
         ));
     };
     let copy = Copy::new(root, uid, &crate::target::haskell::ghc_folders())?;
-    let base = if root.is_file() {
-        root.parent().unwrap_or(root)
-    } else {
-        root
-    };
+    let base = folder_of(root);
     let name = shown(base, &file);
     let in_copy = copy.ws.work.join(&name);
     let dir = in_copy.parent().unwrap_or(&copy.ws.work).to_path_buf();
@@ -479,6 +463,25 @@ pub(crate) struct Example {
     pub line: usize,
     pub expr: String,
     pub want: Vec<String>,
+}
+
+impl Example {
+    /// The lines it should print, blank ones aside (as GHCi's output is read).
+    fn expected(&self) -> Vec<String> {
+        self.want
+            .iter()
+            .filter(|l| !l.is_empty())
+            .cloned()
+            .collect()
+    }
+}
+
+/// Whether an example's output on the wheat says it names something the wheat lacks (the
+/// student's own helper).
+fn names_foreign(output: &Option<Vec<String>>) -> bool {
+    output
+        .as_ref()
+        .is_some_and(|w| w.iter().any(|l| l.contains("not in scope")))
 }
 
 /// The doctest examples of a Haskell source: `-- >>> expr` lines, each followed by the comment
@@ -609,16 +612,10 @@ pub(crate) fn doctests(
     uid: u32,
 ) -> Result<Figure, String> {
     let files = files_of(spec, root);
-    let base = if root.is_file() {
-        root.parent().unwrap_or(root)
-    } else {
-        root
-    };
+    let base = folder_of(root);
     let mut all = Vec::new();
     for file in &files {
-        let text = std::fs::read(file)
-            .map(|b| String::from_utf8_lossy(&b).into_owned())
-            .unwrap_or_default();
+        let text = read_lossy(file);
         all.extend(examples(&shown(base, file), &text));
     }
     if all.is_empty() {
@@ -657,20 +654,18 @@ pub(crate) fn doctests(
         f.numbers.insert("passed".into(), 0.0);
         return Ok(f);
     };
-    let want =
-        |e: &Example| -> Vec<String> { e.want.iter().filter(|l| !l.is_empty()).cloned().collect() };
     let mut passed = 0;
     let mut lines = Vec::new();
     for (e, got) in all.iter().zip(&own) {
         match got {
-            Some(g) if *g == want(e) => passed += 1,
+            Some(g) if *g == e.expected() => passed += 1,
             Some(g) => lines.push(format!(
                 "{}:{}: >>> {} gave `{}`, the comment says `{}`",
                 e.file,
                 e.line,
                 e.expr,
                 g.join(" / ").chars().take(160).collect::<String>(),
-                want(e).join(" / ")
+                e.expected().join(" / ")
             )),
             None => lines.push(format!(
                 "{}:{}: >>> {} did not finish",
@@ -744,11 +739,8 @@ fn against_chaffs(
                 .zip(outputs)
                 .zip(&on_wheat)
                 .map(|((e, got), on_w)| {
-                    let foreign = on_w
-                        .as_ref()
-                        .is_some_and(|w| w.iter().any(|l| l.contains("not in scope")));
-                    let want: Vec<String> =
-                        e.want.iter().filter(|l| !l.is_empty()).cloned().collect();
+                    let foreign = names_foreign(on_w);
+                    let want = e.expected();
                     let outcome = if foreign {
                         "skipped"
                     } else if got.as_ref() == Some(&want) {
@@ -792,14 +784,7 @@ fn against_chaffs(
             .ok_or_else(|| format!("the chaff `{}` does not load in GHCi", c.id))?;
         chaffs.push(to_run(&outputs));
     }
-    let foreign = all
-        .iter()
-        .zip(&on_wheat)
-        .filter(|(_, w)| {
-            w.as_ref()
-                .is_some_and(|w| w.iter().any(|l| l.contains("not in scope")))
-        })
-        .count();
+    let foreign = on_wheat.iter().filter(|w| names_foreign(w)).count();
     let mut f = super::pytest::judge(
         spec,
         tests,
@@ -829,11 +814,7 @@ fn javac(spec: &FigureSpec, root: &Path, uid: u32) -> Result<Figure, String> {
         ));
     }
     let copy = Copy::new(root, uid, &[])?;
-    let base = if root.is_file() {
-        root.parent().unwrap_or(root)
-    } else {
-        root
-    };
+    let base = folder_of(root);
     let javac = crate::target::program::javac();
     let env = crate::target::program::jdk_library_path(&javac);
     // As the java: target reads them: UTF-8, or Windows' Western code page when a file is not
@@ -991,11 +972,7 @@ fn comments(text: &str) -> Vec<(usize, String)> {
 /// every Java file.
 fn x500(spec: &FigureSpec, root: &Path) -> Figure {
     let files = files_of(spec, root);
-    let base = if root.is_file() {
-        root.parent().unwrap_or(root)
-    } else {
-        root
-    };
+    let base = folder_of(root);
     let id = regex::Regex::new(r"\b[a-z]{2,8}[0-9]{1,5}\b").expect("a valid pattern");
     // Words of that shape in comments that are not logins.
     const NOT_LOGINS: [&str; 12] = [
@@ -1005,9 +982,7 @@ fn x500(spec: &FigureSpec, root: &Path) -> Figure {
     let mut without = Vec::new();
     let mut seen = std::collections::BTreeSet::new();
     for file in &files {
-        let text = std::fs::read(file)
-            .map(|b| String::from_utf8_lossy(&b).into_owned())
-            .unwrap_or_default();
+        let text = read_lossy(file);
         let found: Vec<String> = comments(&text)
             .iter()
             .flat_map(|(_, c)| {
@@ -1053,18 +1028,12 @@ fn x500(spec: &FigureSpec, root: &Path) -> Figure {
 /// A comment that names the class whose main method is to be run.
 fn main_class(spec: &FigureSpec, root: &Path) -> Figure {
     let files = files_of(spec, root);
-    let base = if root.is_file() {
-        root.parent().unwrap_or(root)
-    } else {
-        root
-    };
+    let base = folder_of(root);
     let main = regex::Regex::new(r"public\s+static\s+void\s+main\s*\(").expect("a valid pattern");
     let mut mains = Vec::new();
     let mut texts = Vec::new();
     for file in &files {
-        let text = std::fs::read(file)
-            .map(|b| String::from_utf8_lossy(&b).into_owned())
-            .unwrap_or_default();
+        let text = read_lossy(file);
         if main.is_match(&text) {
             let class = file
                 .file_stem()

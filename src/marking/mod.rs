@@ -128,31 +128,6 @@ pub fn check_tools(scheme: &Scheme, uid: u32) -> Result<(), String> {
     let timeout = std::time::Duration::from_secs(60);
     let has = |kind: K| scheme.figures.iter().any(|f| f.kind == kind);
     let mut missing = Vec::new();
-    let python = crate::target::python::interpreter();
-    let pytest = scheme
-        .tests
-        .as_ref()
-        .is_some_and(|t| t.style == scheme::TestsStyle::Pytest);
-    for (needed, module, package) in [
-        (has(K::StudentTests) && pytest, "pytest", "python3-pytest"),
-        (has(K::Pycodestyle), "pycodestyle", "python3-pycodestyle"),
-    ] {
-        if needed {
-            let ok = copy
-                .run(
-                    &python,
-                    &["-c".into(), format!("import {module}")],
-                    &[],
-                    timeout,
-                )
-                .is_ok_and(|b| b.code == Some(0));
-            if !ok {
-                missing.push(format!(
-                    "`{python} -c 'import {module}'` fails in the submissions' containment (install it: apt-get install {package})"
-                ));
-            }
-        }
-    }
     let tool = |program: String, args: &[&str], env: Vec<(String, String)>, install: &str| {
         let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
         let ok = copy
@@ -161,10 +136,31 @@ pub fn check_tools(scheme: &Scheme, uid: u32) -> Result<(), String> {
         (!ok).then(|| {
             format!(
                 "`{program} {}` fails in the submissions' containment (install it: {install})",
-                args.join(" ")
+                shlex::try_join(args.iter().map(String::as_str)).unwrap_or_else(|_| args.join(" "))
             )
         })
     };
+    let python = crate::target::python::interpreter();
+    let pytest = scheme
+        .tests
+        .as_ref()
+        .is_some_and(|t| t.style == scheme::TestsStyle::Pytest);
+    if has(K::StudentTests) && pytest {
+        missing.extend(tool(
+            python.clone(),
+            &["-c", "import pytest"],
+            vec![],
+            "apt-get install python3-pytest",
+        ));
+    }
+    if has(K::Pycodestyle) {
+        missing.extend(tool(
+            python,
+            &["-c", "import pycodestyle"],
+            vec![],
+            "apt-get install python3-pycodestyle",
+        ));
+    }
     if has(K::GhcWall) || has(K::Doctests) {
         missing.extend(tool(
             crate::target::haskell::compiler(),

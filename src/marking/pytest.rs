@@ -7,7 +7,7 @@
 
 use super::scheme::{FigureSpec, TestsSpec};
 use super::sheet::{Figure, FigureState, FunctionTests};
-use super::tools::{Copy, find, shown};
+use super::tools::{Copy, find, read_lossy, shown};
 use serde::Deserialize;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -214,9 +214,7 @@ impl Bench<'_> {
 }
 
 fn write_public(path: &Path, text: &str) -> Result<(), String> {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o644))
+    crate::target::workspace::write_readable(path, text)
         .map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
 
@@ -391,9 +389,7 @@ fn reads_the_implementation(root: &Path, tests_file: &Path, tests: &TestsSpec) -
     files.extend(find(root, "conftest.py"));
     let mut out = Vec::new();
     for file in files {
-        let text = std::fs::read(&file)
-            .map(|b| String::from_utf8_lossy(&b).into_owned())
-            .unwrap_or_default();
+        let text = read_lossy(&file);
         let at: Vec<String> = text
             .lines()
             .enumerate()

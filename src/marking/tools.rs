@@ -121,6 +121,23 @@ pub fn find(root: &Path, pattern: &str) -> Vec<PathBuf> {
     found.into_iter().map(|(_, p)| p).collect()
 }
 
+/// The folder a submission's paths are shown relative to: `root` itself, or the folder of a
+/// one-file submission.
+pub fn folder_of(root: &Path) -> &Path {
+    if root.is_file() {
+        root.parent().unwrap_or(root)
+    } else {
+        root
+    }
+}
+
+/// A file's text, bytes that are not UTF-8 replaced; empty when it cannot be read.
+pub fn read_lossy(path: &Path) -> String {
+    std::fs::read(path)
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
+        .unwrap_or_default()
+}
+
 /// `path` relative to `root`, for messages.
 pub fn shown(root: &Path, path: &Path) -> String {
     path.strip_prefix(root)

@@ -10,7 +10,6 @@ use super::Process;
 use super::limits::NOBODY;
 use super::workspace::{Workspace, copy_tree, prepare};
 use camino::Utf8Path;
-use std::os::unix::fs::PermissionsExt;
 
 /// The bundled Python driver.
 pub const DRIVER: &str = include_str!("../../drivers/python_driver.py");
@@ -49,8 +48,7 @@ pub fn target_as(path: &Utf8Path, uid: u32) -> Result<Process, String> {
         (&launcher, MAIN_LAUNCHER),
         (&finder, FINDER),
     ] {
-        std::fs::write(file, text).map_err(prepare)?;
-        std::fs::set_permissions(file, std::fs::Permissions::from_mode(0o644)).map_err(prepare)?;
+        super::workspace::write_readable(file, text).map_err(prepare)?;
     }
     let mut skipped = Vec::new();
     let copy = if src.is_dir() {

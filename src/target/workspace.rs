@@ -116,6 +116,13 @@ impl Workspace {
     }
 }
 
+/// Writes `text` to `path` as a file every user may read (a driver the child runs, a
+/// module it imports), whatever the umask.
+pub fn write_readable(path: &Path, text: &str) -> std::io::Result<()> {
+    std::fs::write(path, text)?;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o644))
+}
+
 /// The error for a folder that could not be prepared.
 pub fn prepare(e: std::io::Error) -> String {
     format!("could not prepare the submission's folder: {e}")

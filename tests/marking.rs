@@ -385,3 +385,34 @@ def test_message_carries_the_source():
         }
     }
 }
+
+/// A broken marking scheme is refused by `broadside check` at its line and column, and one
+/// whose weights do not add up says so.
+#[test]
+fn a_broken_scheme_is_refused_where_it_is_broken() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = std::fs::read_to_string("specs/marking/grenades-8x8.toml").unwrap();
+    let bad_kind = dir.path().join("bad-kind.toml");
+    std::fs::write(
+        &bad_kind,
+        good.replace("mark = \"behaviour\"", "mark = \"style\""),
+    )
+    .unwrap();
+    let bad_weights = dir.path().join("bad-weights.toml");
+    std::fs::write(&bad_weights, good.replace("weight = 100", "weight = 90")).unwrap();
+    for (file, want) in [
+        (&bad_kind, "unknown variant `style`"),
+        (&bad_weights, "weights add up to 90, not out_of = 100"),
+    ] {
+        let o = broadside().arg("check").arg(file).output().unwrap();
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{stderr}");
+        let line_col = regex::Regex::new(&format!(
+            "{}:[0-9]+:[0-9]+: .*{}",
+            regex::escape(&file.to_string_lossy()),
+            regex::escape(want)
+        ))
+        .unwrap();
+        assert!(line_col.is_match(&stderr), "{stderr}");
+    }
+}

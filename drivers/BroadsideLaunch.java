@@ -79,7 +79,7 @@ public final class Launch {
     }
 
     /// An output stream on descriptor `n`, or null.
-    private static FileOutputStream descriptor(int n) {
+    static FileOutputStream descriptor(int n) {
         try {
             FileDescriptor d = new FileDescriptor();
             Field f = FileDescriptor.class.getDeclaredField("fd");
@@ -91,12 +91,14 @@ public final class Launch {
         }
     }
 
-    /// Cuts this launcher's frames from the end of `t`'s trace, and of its causes'.
-    private static void cut(Throwable t) {
+    /// Cuts this launcher's frames (and, under the game server, the game thread's
+    /// `Thread.run`) from the end of `t`'s trace, and of its causes'.
+    static void cut(Throwable t) {
         for (int depth = 0; t != null && depth < 64; t = t.getCause(), depth++) {
             StackTraceElement[] s = t.getStackTrace();
             int n = s.length;
-            while (n > 0 && s[n - 1].getClassName().startsWith("broadside_launch.")) {
+            while (n > 0 && (s[n - 1].getClassName().startsWith("broadside_launch.")
+                    || s[n - 1].getClassName().equals("java.lang.Thread"))) {
                 n--;
             }
             if (n < s.length) {
@@ -105,11 +107,16 @@ public final class Launch {
         }
     }
 
-    private static final class Announcing extends InputStream {
-        private final FileInputStream in = new FileInputStream(FileDescriptor.in);
+    static final class Announcing extends InputStream {
+        private final FileInputStream in;
         private final FileOutputStream said;
 
         Announcing(FileOutputStream said) {
+            this(new FileInputStream(FileDescriptor.in), said);
+        }
+
+        Announcing(FileInputStream in, FileOutputStream said) {
+            this.in = in;
             this.said = said;
         }
 
@@ -123,6 +130,9 @@ public final class Launch {
             }
             System.out.flush();
             System.err.flush();
+            if (said == null) {
+                return;
+            }
             try {
                 said.write('r');
             } catch (IOException e) {

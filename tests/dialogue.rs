@@ -452,3 +452,121 @@ fn broadsides_launchers_announce_every_question_and_change_no_report() {
         }
     }
 }
+
+/// Per scenario of a `--format json` report: its id, status and fault kind, and with
+/// `rules` its rule verdicts (what a student is graded on; messages may name random layouts).
+fn verdicts(report: &[u8], rules: bool) -> Vec<String> {
+    let r: serde_json::Value = serde_json::from_slice(report).unwrap();
+    r["scenarios"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            let rules: Vec<String> = s["rules"]
+                .as_array()
+                .filter(|_| rules)
+                .map(|a| {
+                    a.iter()
+                        .map(|r| format!("{}={}", r["rule"], r["verdict"]))
+                        .collect()
+                })
+                .unwrap_or_default();
+            format!(
+                "{} {} {} [{}]",
+                s["published"],
+                s["status"],
+                s["fault"]["kind"],
+                rules.join(" ")
+            )
+        })
+        .collect()
+}
+
+fn run_java(dir: &std::path::Path, scenarios: &str, server: &str) -> Vec<u8> {
+    let target = format!("java:{}", dir.display());
+    broadside()
+        .env("BROADSIDE_JAVA_SERVER", server)
+        .args(["run", scenarios, "--target", &target, "--format", "json"])
+        .output()
+        .unwrap()
+        .stdout
+}
+
+#[test]
+fn one_jvm_for_every_game_grades_each_java_sample_as_a_jvm_per_game_does() {
+    common::needs_jdk();
+    // The game server (drivers/BroadsideServe.java) plays a submission's games in one JVM;
+    // every sample, correct or buggy, gets the same statuses and faults as with a JVM per
+    // game, and the correct samples the same rule verdicts. (Not the samples whose statuses
+    // depend on the computer's random play, `random` in expected.toml; a buggy sample's
+    // rule verdicts can, too.)
+    for assignment in ["battleboats", "grenades-8x8"] {
+        let scenarios = format!("fixtures/scenarios/{assignment}/dialogue");
+        let root = std::path::Path::new("fixtures/submissions").join(assignment);
+        let expected: toml::Table =
+            toml::from_str(&std::fs::read_to_string(root.join("expected.toml")).unwrap()).unwrap();
+        let random = |name: &str| expected.get(name).and_then(|e| e.get("random")).is_some();
+        let mut samples: Vec<_> = std::fs::read_dir(&root)
+            .unwrap()
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.is_dir())
+            .filter(|p| !random(&p.file_name().unwrap().to_string_lossy()))
+            .collect();
+        samples.sort();
+        assert!(samples.len() > 5, "{}", root.display());
+        for sample in samples {
+            let rules = sample.ends_with("correct");
+            let (served, own) = std::thread::scope(|s| {
+                let served = s.spawn(|| run_java(&sample, &scenarios, "1"));
+                let own = run_java(&sample, &scenarios, "0");
+                (served.join().unwrap(), own)
+            });
+            let (served, own) = (verdicts(&served, rules), verdicts(&own, rules));
+            assert!(!served.is_empty(), "{}", sample.display());
+            assert_eq!(served, own, "{}", sample.display());
+        }
+    }
+}
+
+#[test]
+fn a_game_in_the_shared_jvm_starts_with_fresh_statics_and_ends_at_system_exit() {
+    common::needs_jdk();
+    // The correct battleboats sample, changed as a student might: a static counter of games
+    // that throws from the second game on if statics outlived their game, and a
+    // `System.exit(0)` inside a `catch (Exception e)` loop that must not swallow it.
+    let dir = tempfile::tempdir().unwrap();
+    let from = std::path::Path::new("fixtures/submissions/battleboats/correct");
+    for f in std::fs::read_dir(from).unwrap().flatten() {
+        std::fs::copy(f.path(), dir.path().join(f.file_name())).unwrap();
+    }
+    let main = dir.path().join("BattleBoatsGame.java");
+    let text = std::fs::read_to_string(&main).unwrap();
+    let changed = text
+        .replacen(
+            "    public static void main(String[] args) {\n",
+            "    static int games;\n\n    public static void main(String[] args) {\n        \
+             if (++games > 1) {\n            throw new IllegalStateException(\"game \" + games);\n        }\n",
+            1,
+        )
+        .replacen(
+            "            System.exit(0);",
+            "            try {\n                System.exit(0);\n            } catch (Exception e) {\n                \
+             System.out.println(\"still here\");\n            }",
+            1,
+        );
+    assert_ne!(changed, text);
+    assert!(changed.contains("still here"), "{changed}");
+    std::fs::write(&main, changed).unwrap();
+    let out = run_java(dir.path(), "fixtures/scenarios/battleboats/dialogue", "1");
+    let r: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(
+        r["summary"]["passed"],
+        9,
+        "{}",
+        String::from_utf8_lossy(&out)
+    );
+    let text = String::from_utf8_lossy(&out);
+    assert!(!text.contains("still here"), "{text}");
+    assert!(!text.contains("IllegalStateException"), "{text}");
+}

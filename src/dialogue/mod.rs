@@ -14,6 +14,7 @@
 mod battleboats;
 mod grenades;
 pub mod read;
+mod server;
 pub mod session;
 pub mod sheet;
 mod solo;

@@ -17,14 +17,17 @@
 //! times out; for testing the launchers), `kernel` (ignore announcements) or `quiet` (the
 //! quiet spell alone; `BROADSIDE_QUIET_INPUT=1` is the same). The program runs contained like
 //! every child (limits, user, jail, its own process group); it has ended when its first
-//! process has, and whatever it left running in its group is killed and named.
+//! process has, and whatever it left running in its group is killed and named. A program
+//! with a game server ([`crate::target::program::GameServer`], a Java program's) plays its
+//! game in that server instead, over FIFOs ([`Session::served`]): it has ended when the
+//! server says so.
 
+use super::server::Server;
 use crate::target::limits::Limits;
 use crate::target::process::{Contained, contained, kill_marked, new_marker};
 use crate::target::{Fault, FaultKind, Program};
 use process_wrap::std::ChildWrapper;
 use std::io::{Read, Write};
-use std::process::ChildStdin;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -90,18 +93,27 @@ impl InputWait {
 }
 
 #[derive(Default)]
-struct Shared {
+pub(super) struct Shared {
     /// Everything printed on standard output so far.
     text: Vec<u8>,
     /// Standard error alone (for tracebacks and exceptions).
-    stderr: Vec<u8>,
-    last: Option<Instant>,
+    pub(super) stderr: Vec<u8>,
+    pub(super) last: Option<Instant>,
+}
+
+/// What runs a session's game.
+enum Runner {
+    /// A process of its own.
+    Own(Box<dyn ChildWrapper>),
+    /// A game of a game server (see [`super::server`]), handed back to the program for its
+    /// next game when this one ended cleanly; `None` once it is stopped.
+    Served(Option<Box<Server>>),
 }
 
 /// A running program.
 pub struct Session {
-    child: Box<dyn ChildWrapper>,
-    stdin: Option<ChildStdin>,
+    runner: Runner,
+    stdin: Option<std::fs::File>,
     shared: Arc<Mutex<Shared>>,
     readers: Vec<std::thread::JoinHandle<()>>,
     marker: String,
@@ -117,6 +129,8 @@ pub struct Session {
     announcements: Option<std::os::fd::OwnedFd>,
     /// An announcement came since the last line was sent.
     announced: bool,
+    /// Readable when the game server replied (its game may have ended).
+    wake: Option<std::os::fd::OwnedFd>,
     /// Set by a reader between taking bytes from its pipe and keeping them.
     busy: Vec<Arc<std::sync::atomic::AtomicBool>>,
     /// The process group's members, and when they were looked up.
@@ -201,8 +215,8 @@ impl Session {
         }
         let pgid = i32::try_from(child.id()).unwrap_or(0);
         Ok(Session {
-            child,
-            stdin,
+            runner: Runner::Own(child),
+            stdin: stdin.map(|s| std::fs::File::from(std::os::fd::OwnedFd::from(s))),
             shared,
             readers,
             marker,
@@ -213,6 +227,7 @@ impl Session {
             announced_only: wait_by == InputWait::AnnouncedOnly,
             announcements,
             announced: false,
+            wake: None,
             busy,
             members: vec![pgid],
             members_at: Instant::now(),
@@ -222,6 +237,69 @@ impl Session {
             outputs: outputs.into_iter().flatten().collect(),
             ended: None,
             group,
+        })
+    }
+
+    /// A game of `program`'s game server, if it has one: the server parked after its last
+    /// game, or a new one. `None`: no server could be had or the game could not begin
+    /// there (the caller starts a process of its own instead).
+    pub fn served(program: &Program) -> Option<Session> {
+        // A game's reads are seen only as announced: its input is no descriptor 0 the
+        // kernel could be asked about.
+        let wait_by = InputWait::from_env();
+        if !matches!(wait_by, InputWait::Announced | InputWait::AnnouncedOnly) {
+            return None;
+        }
+        let parked = program
+            .spare
+            .take()
+            .and_then(|s| s.downcast::<Server>().ok());
+        let mut server = match parked {
+            Some(mut s) => {
+                if s.usable() {
+                    s
+                } else {
+                    drop(s);
+                    Box::new(Server::start(program)?)
+                }
+            }
+            None => Box::new(Server::start(program)?),
+        };
+        let game = server.begin()?;
+        let shared = Arc::new(Mutex::new(Shared::default()));
+        server.show_errors_in(Some(shared.clone()));
+        let mut readers = Vec::new();
+        let mut outputs = Vec::new();
+        let mut busy = Vec::new();
+        for (out, is_err) in [(game.stdout, false), (game.stderr, true)] {
+            outputs.push(dup_fd(&out));
+            let flag = Arc::new(std::sync::atomic::AtomicBool::new(false));
+            readers.push(reader(out, shared.clone(), is_err, flag.clone()));
+            busy.push(flag);
+        }
+        Some(Session {
+            stdin: Some(game.stdin),
+            shared,
+            readers,
+            marker: server.marker().to_string(),
+            pgid: server.pgid(),
+            limits: program.limits.clone(),
+            taken: 0,
+            quiet_only: wait_by == InputWait::Quiet,
+            announced_only: wait_by == InputWait::AnnouncedOnly,
+            announcements: server.announcements(),
+            announced: false,
+            wake: server.wake(),
+            busy,
+            members: vec![server.pgid()],
+            members_at: Instant::now(),
+            left_in_group: Vec::new(),
+            taken_err: 0,
+            sent_at: Instant::now(),
+            outputs: outputs.into_iter().flatten().collect(),
+            ended: None,
+            group: None,
+            runner: Runner::Served(Some(server)),
         })
     }
 
@@ -359,63 +437,44 @@ impl Session {
         } else {
             POLL
         };
-        match &self.announcements {
-            Some(fd) if !self.announced => {
-                let mut pfd = libc::pollfd {
-                    fd: fd.as_raw_fd(),
-                    events: libc::POLLIN,
-                    revents: 0,
-                };
-                let ts = libc::timespec {
-                    tv_sec: 0,
-                    tv_nsec: i64::try_from(every.as_nanos()).unwrap_or(3_000_000),
-                };
-                // SAFETY: one valid pollfd and a valid timespec; no signal mask.
-                unsafe { libc::ppoll(&mut pfd, 1, &ts, std::ptr::null()) };
-            }
-            _ => std::thread::sleep(every),
+        // Woken by an announcement (none is waited for once one came) or a game server's
+        // reply.
+        let announcements = self.announcements.as_ref().filter(|_| !self.announced);
+        let mut pfds: Vec<libc::pollfd> = [announcements, self.wake.as_ref()]
+            .into_iter()
+            .flatten()
+            .map(|fd| libc::pollfd {
+                fd: fd.as_raw_fd(),
+                events: libc::POLLIN,
+                revents: 0,
+            })
+            .collect();
+        if pfds.is_empty() {
+            std::thread::sleep(every);
+        } else {
+            let ts = libc::timespec {
+                tv_sec: 0,
+                tv_nsec: i64::try_from(every.as_nanos()).unwrap_or(3_000_000),
+            };
+            // SAFETY: valid pollfds and a valid timespec; no signal mask.
+            unsafe {
+                libc::ppoll(
+                    pfds.as_mut_ptr(),
+                    pfds.len() as libc::nfds_t,
+                    &ts,
+                    std::ptr::null(),
+                )
+            };
         }
     }
 
     /// How the program ended, if it has: its first process exited (what it left running in
     /// its group is killed, and named by [`Session::finish`]).
     fn check_ended(&mut self) -> Option<Waited> {
-        use nix::sys::wait::{WaitPidFlag, WaitStatus, waitpid};
-        use std::os::unix::process::ExitStatusExt;
-        let w = match self.child.try_wait() {
-            Ok(Some(status)) => Waited::Exited {
-                code: status.code(),
-                signal: status.signal(),
-            },
-            // Waiting on the group waits for all its members: the first one may have ended
-            // while something it started runs on. Reap it, and kill the rest (a leak).
-            _ if is_zombie(self.pgid) => {
-                self.left_in_group = group_members(self.pgid)
-                    .into_iter()
-                    .filter(|&p| p != self.pgid)
-                    .map(command_line)
-                    .filter(|c| !c.is_empty())
-                    .collect();
-                let leader = nix::unistd::Pid::from_raw(self.pgid);
-                let status = waitpid(leader, Some(WaitPidFlag::WNOHANG));
-                let _ = nix::sys::signal::killpg(leader, nix::sys::signal::Signal::SIGKILL);
-                match status {
-                    Ok(WaitStatus::Exited(_, code)) => Waited::Exited {
-                        code: Some(code),
-                        signal: None,
-                    },
-                    Ok(WaitStatus::Signaled(_, sig, _)) => Waited::Exited {
-                        code: None,
-                        signal: Some(sig as i32),
-                    },
-                    // Already reaped: how it ended is not known; a clean end is assumed.
-                    _ => Waited::Exited {
-                        code: None,
-                        signal: None,
-                    },
-                }
-            }
-            _ => return None,
+        let w = match &mut self.runner {
+            Runner::Own(child) => ended(child.as_mut(), self.pgid, &mut self.left_in_group)?,
+            Runner::Served(None) => return None,
+            Runner::Served(Some(server)) => server.ended()?,
         };
         self.drain();
         self.ended = Some(w.clone());
@@ -488,7 +547,22 @@ impl Session {
 
     /// Stops the program and its group; returns the command lines of processes it left
     /// behind outside its group (killed).
-    pub fn finish(mut self) -> Vec<String> {
+    pub fn finish(mut self, spare: &crate::target::program::Spare) -> Vec<String> {
+        if let Runner::Served(server) = &mut self.runner {
+            // Ended cleanly, the server plays the next game; else it is stopped. What a
+            // game leaves running the server's end takes with it.
+            let clean = matches!(self.ended, Some(Waited::Exited { .. }));
+            if let Some(mut s) = server.take() {
+                s.show_errors_in(None);
+                if clean && s.usable() {
+                    self.stdin = None;
+                    self.drain();
+                    spare.park(s);
+                }
+            }
+            self.stop();
+            return Vec::new();
+        }
         self.stop();
         let mut left = std::mem::take(&mut self.left_in_group);
         left.extend(kill_marked(&self.marker));
@@ -500,9 +574,15 @@ impl Session {
 
     fn stop(&mut self) {
         self.stdin = None;
-        let _ = self.child.signal(nix::sys::signal::Signal::SIGKILL as i32);
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        match &mut self.runner {
+            Runner::Own(child) => {
+                let _ = child.signal(nix::sys::signal::Signal::SIGKILL as i32);
+                let _ = child.kill();
+                let _ = child.wait();
+            }
+            // Dropping the server stops it and its whole group.
+            Runner::Served(server) => drop(server.take()),
+        }
         self.drain();
         if self.ended.is_none() {
             self.ended = Some(Waited::Exited {
@@ -545,6 +625,10 @@ impl Drop for Session {
     fn drop(&mut self) {
         if self.ended.is_none() {
             self.stop();
+        }
+        if let Runner::Served(server) = &mut self.runner {
+            drop(server.take());
+            return;
         }
         let _ = kill_marked(&self.marker);
     }
@@ -598,7 +682,7 @@ fn reader(
 /// A pipe for a launcher's read announcements: both ends non-blocking (a program that
 /// announces faster than broadside reads loses announcements, never waits) and the write end
 /// closed on exec (the child gets its own copy as descriptor 3); `None` if none can be made.
-fn announcement_pipe() -> Option<(std::os::fd::OwnedFd, std::os::fd::OwnedFd)> {
+pub(super) fn announcement_pipe() -> Option<(std::os::fd::OwnedFd, std::os::fd::OwnedFd)> {
     use nix::fcntl::{FcntlArg, OFlag, fcntl};
     let (r, w) = nix::unistd::pipe2(OFlag::O_CLOEXEC).ok()?;
     fcntl(&r, FcntlArg::F_SETFL(OFlag::O_NONBLOCK)).ok()?;
@@ -655,11 +739,58 @@ fn command_line(pid: i32) -> String {
 }
 
 /// The processes of process group `pgid`.
-fn group_members(pgid: i32) -> Vec<i32> {
+pub(super) fn group_members(pgid: i32) -> Vec<i32> {
     let group = pgid.to_string();
     crate::target::process::processes()
         .into_iter()
         .filter(|(_, dir)| stat_field(&dir.join("stat"), 2).as_deref() == Some(group.as_str()))
         .map(|(pid, _)| pid)
         .collect()
+}
+
+/// How a process of its own ended, if it has: its first process exited (what it left
+/// running in its group is killed, its command lines put in `left`).
+pub(super) fn ended(
+    child: &mut dyn ChildWrapper,
+    pgid: i32,
+    left: &mut Vec<String>,
+) -> Option<Waited> {
+    use nix::sys::wait::{WaitPidFlag, WaitStatus, waitpid};
+    use std::os::unix::process::ExitStatusExt;
+    let w = match child.try_wait() {
+        Ok(Some(status)) => Waited::Exited {
+            code: status.code(),
+            signal: status.signal(),
+        },
+        // Waiting on the group waits for all its members: the first one may have ended
+        // while something it started runs on. Reap it, and kill the rest (a leak).
+        _ if is_zombie(pgid) => {
+            *left = group_members(pgid)
+                .into_iter()
+                .filter(|&p| p != pgid)
+                .map(command_line)
+                .filter(|c| !c.is_empty())
+                .collect();
+            let leader = nix::unistd::Pid::from_raw(pgid);
+            let status = waitpid(leader, Some(WaitPidFlag::WNOHANG));
+            let _ = nix::sys::signal::killpg(leader, nix::sys::signal::Signal::SIGKILL);
+            match status {
+                Ok(WaitStatus::Exited(_, code)) => Waited::Exited {
+                    code: Some(code),
+                    signal: None,
+                },
+                Ok(WaitStatus::Signaled(_, sig, _)) => Waited::Exited {
+                    code: None,
+                    signal: Some(sig as i32),
+                },
+                // Already reaped: how it ended is not known; a clean end is assumed.
+                _ => Waited::Exited {
+                    code: None,
+                    signal: None,
+                },
+            }
+        }
+        _ => return None,
+    };
+    Some(w)
 }

@@ -82,6 +82,8 @@ pub struct Heard {
 /// A program in conversation.
 pub struct Talk {
     session: Session,
+    /// Where the program's game server is parked after a clean game.
+    spare: crate::target::program::Spare,
     /// What was said and printed, for feedback: program lines, and `> line` for each line
     /// sent.
     log: Vec<String>,
@@ -108,7 +110,14 @@ impl Talk {
     /// taken if there is one, and the next game's is started at once, so its runtime boots
     /// while this game plays. Every game goes the same way, so none can tell.
     pub fn start(program: &Program, env: &[(String, String)]) -> Result<Talk, Stop> {
-        let session = if program.starts_ahead {
+        let served = if program.game_server.is_some() {
+            Session::served(program)
+        } else {
+            None
+        };
+        let session = if let Some(s) = served {
+            s
+        } else if program.starts_ahead {
             let parked = program
                 .spare
                 .take()
@@ -134,6 +143,7 @@ impl Talk {
         };
         Ok(Talk {
             session,
+            spare: program.spare.clone(),
             log: Vec::new(),
             deadline: Instant::now() + program.limits.scenario_timeout,
             game_timeout: program.limits.scenario_timeout,
@@ -303,7 +313,7 @@ impl Talk {
 
     /// Stops the program; command lines of processes it left behind (killed).
     pub fn finish(self) -> Vec<String> {
-        self.session.finish()
+        self.session.finish(&self.spare)
     }
 }
 

@@ -269,7 +269,7 @@ pub fn figure(spec: &FigureSpec, root: &Path, uid: u32) -> Result<Figure, String
         drawn.push(ocean);
     }
     let stderr = session.take_stderr();
-    let left = session.finish();
+    let left = session.finish(&program.spare);
     let mut f = judge(spec, &drawn);
     if let Some(e) = ended {
         f.lines.insert(0, format!("the game stopped early: {e}"));

@@ -50,9 +50,24 @@ pub struct Program {
     /// environment as a JSON object), so the next game's runtime starts while this one plays
     /// (see [`crate::dialogue`]).
     pub starts_ahead: bool,
-    /// The child started ahead for the next game, parked here.
+    /// The child started ahead for the next game, or the game server between games,
+    /// parked here.
     pub spare: Spare,
+    /// One process that plays every game, one after the other (a Java program's: see
+    /// `drivers/BroadsideServe.java`); `None`: a process per game.
+    pub game_server: Option<GameServer>,
     keep: Option<Arc<tempfile::TempDir>>,
+}
+
+/// How to start a program's game server: the arguments that replace [`Program::args`], and
+/// the folder where each game's three FIFOs (its standard input, output and error) are made.
+#[derive(Clone, Debug)]
+pub struct GameServer {
+    pub args: Vec<String>,
+    /// The folder, as broadside reaches it.
+    pub fifos: PathBuf,
+    /// The same folder as the server names it (relative to its working folder).
+    pub fifos_inside: String,
 }
 
 /// A child started ahead for a program's next game (the dialogue module's own type, kept
@@ -95,6 +110,7 @@ impl Program {
             announces_reads: false,
             starts_ahead: false,
             spare: Spare::default(),
+            game_server: None,
             keep: None,
         }
     }
@@ -184,6 +200,9 @@ pub enum Built {
 /// of standard input (see [`crate::dialogue::session`]); compiled with the submission, as
 /// `broadside_launch.Launch`.
 pub const JAVA_LAUNCHER: &str = include_str!("../../drivers/BroadsideLaunch.java");
+/// broadside's game server for Java programs: one JVM plays every game of a submission
+/// (see [`GameServer`]).
+pub const JAVA_SERVER: &str = include_str!("../../drivers/BroadsideServe.java");
 
 /// Wall-clock time `javac` may take.
 pub const COMPILE_TIMEOUT: Duration = Duration::from_secs(120);
@@ -325,6 +344,9 @@ pub fn java_target(path: &Utf8Path, limits: Limits, uid: u32) -> Result<Built, S
     std::fs::create_dir_all(launcher.parent().unwrap_or(&ws.work)).map_err(prepare)?;
     std::fs::write(&launcher, JAVA_LAUNCHER).map_err(prepare)?;
     args.push(rel(&launcher));
+    let server = launcher.with_file_name("Serve.java");
+    std::fs::write(&server, JAVA_SERVER).map_err(prepare)?;
+    args.push(rel(&server));
     let jvm = jvm_limits(&limits);
     let javac = javac();
     let jdk_env = jdk_library_path(&javac);
@@ -372,7 +394,16 @@ pub fn java_target(path: &Utf8Path, limits: Limits, uid: u32) -> Result<Built, S
             message: format!("{why}:\n{}", shown.trim_end()),
         }));
     }
-    let run_args: Vec<String> = [
+    // broadside's classes apart from the submission's, which the game server loads afresh
+    // for each game.
+    let boot = ws.work.join("boot");
+    std::fs::create_dir_all(&boot).map_err(prepare)?;
+    std::fs::rename(
+        classes.join("broadside_launch"),
+        boot.join("broadside_launch"),
+    )
+    .map_err(prepare)?;
+    let jvm_args: Vec<String> = [
         "-Xmx256m",
         "-Xss8m",
         "-XX:+UseSerialGC",
@@ -383,14 +414,39 @@ pub fn java_target(path: &Utf8Path, limits: Limits, uid: u32) -> Result<Built, S
         // The launcher opens descriptor 3 through `FileDescriptor`'s field.
         "--add-opens",
         "java.base/java.io=ALL-UNNAMED",
-        "-cp",
-        "classes",
-        "broadside_launch.Launch",
-        main.as_str(),
     ]
     .map(String::from)
     .to_vec();
+    let mut run_args = jvm_args.clone();
+    run_args.extend(
+        [
+            "-cp",
+            "classes:boot",
+            "broadside_launch.Launch",
+            main.as_str(),
+        ]
+        .map(String::from),
+    );
+    let mut serve_args = jvm_args;
+    serve_args.extend(
+        [
+            "-cp",
+            "boot",
+            "broadside_launch.Serve",
+            "classes",
+            main.as_str(),
+        ]
+        .map(String::from),
+    );
+    let serves = serves_games(&texts);
     let mut program = ws.program(format!("java:{path}"), java(), run_args, jail, uid);
+    if serves {
+        program.game_server = Some(GameServer {
+            args: serve_args,
+            fifos: ws.work.join(".games"),
+            fifos_inside: ".games".into(),
+        });
+    }
     program.env.extend(jdk_library_path(&java()));
     program.limits = jvm;
     program.announces_reads = true;
@@ -400,6 +456,36 @@ pub fn java_target(path: &Utf8Path, limits: Limits, uid: u32) -> Result<Built, S
         (a, b) => a.or(b),
     };
     Ok(Built::Ready(Box::new(program)))
+}
+
+/// Whether one JVM may play every game of a program with these sources: not where
+/// `BROADSIDE_JAVA_SERVER=0`, nor where the sources reach past what the game server swaps
+/// for each game (its streams, its classes, `System.exit`): the process's own descriptors
+/// (`FileDescriptor`), the runtime (`Runtime`: shutdown hooks, `exec`, `halt`), child
+/// processes, threads of their own, timers, windows, or the streams swapped by the program
+/// itself. Such a program gets a JVM per game, as the `java` launcher would run it.
+fn serves_games(texts: &[String]) -> bool {
+    const PAST: &[&str] = &[
+        "FileDescriptor",
+        "Runtime",
+        "ProcessBuilder",
+        "ProcessHandle",
+        "new Thread",
+        "extends Thread",
+        "Executor",
+        "Timer",
+        "java.awt",
+        "javax.swing",
+        "javafx",
+        "System.setIn",
+        "System.setOut",
+        "System.setErr",
+        "setDefaultUncaughtExceptionHandler",
+    ];
+    if std::env::var("BROADSIDE_JAVA_SERVER").is_ok_and(|v| v == "0") {
+        return false;
+    }
+    !texts.iter().any(|t| PAST.iter().any(|p| t.contains(p)))
 }
 
 /// Limits for a JVM: data-size memory (a JVM reserves address space it never touches), at

@@ -849,3 +849,56 @@ fn shell_completions_load_in_bash_and_the_man_page_lists_every_command() {
         "the internal command stays out"
     );
 }
+
+#[test]
+fn a_python_that_cannot_run_stops_run_and_grade_and_scores_nobody() {
+    // broadside's own interpreter missing is broadside's failure: no student gets a crash.
+    let out = broadside()
+        .env("BROADSIDE_PYTHON", "/nonexistent/python3")
+        .args([
+            "run",
+            "fixtures/scenarios/solo-10x10/01-perfect-game.toml",
+            "--target",
+            "python:fixtures/submissions/solo-10x10/correct",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("could not run the Python interpreter `/nonexistent/python3`"),
+        "{err}"
+    );
+    assert!(err.contains("BROADSIDE_PYTHON"), "{err}");
+    let class = tempfile::tempdir().unwrap();
+    let sub = class.path().join("ada");
+    std::fs::create_dir(&sub).unwrap();
+    std::fs::copy(
+        "fixtures/submissions/solo-10x10/correct/battleships.py",
+        sub.join("battleships.py"),
+    )
+    .unwrap();
+    let results_dir = tempfile::tempdir().unwrap();
+    let results = results_dir.path().join("out");
+    let out = broadside()
+        .env("BROADSIDE_PYTHON", "/nonexistent/python3")
+        .args([
+            "grade",
+            "--suite",
+            "fixtures/scenarios/solo-10x10",
+            "--submissions",
+        ])
+        .arg(class.path())
+        .arg("--out")
+        .arg(&results)
+        .output()
+        .unwrap();
+    assert_ne!(out.status.code(), Some(0));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("ada: could not run the Python interpreter"),
+        "{err}"
+    );
+    let summary = std::fs::read_to_string(results.join("summary.csv")).unwrap_or_default();
+    assert!(!summary.contains("ada"), "{summary}");
+}

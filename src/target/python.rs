@@ -25,6 +25,37 @@ pub fn interpreter() -> String {
     std::env::var("BROADSIDE_PYTHON").unwrap_or_else(|_| "python3".to_string())
 }
 
+/// Checks once per broadside process that the interpreter runs and is Python 3.8 or newer,
+/// as the Haskell and Java targets check their compilers: without one no submission can be
+/// judged, which is broadside's failure, not each student's `crash`.
+///
+/// Errors: it cannot be started, or it is not such a Python (naming it and the fix).
+pub fn check_interpreter() -> Result<(), String> {
+    static CHECKED: std::sync::OnceLock<Result<(), String>> = std::sync::OnceLock::new();
+    CHECKED
+        .get_or_init(|| {
+            let python = interpreter();
+            let fix = "install Python 3 (apt-get install python3) or set BROADSIDE_PYTHON to one";
+            let out = std::process::Command::new(&python)
+                .args([
+                    "-c",
+                    "import sys; sys.exit(0 if sys.version_info >= (3, 8) else 3)",
+                ])
+                .stdin(std::process::Stdio::null())
+                .output()
+                .map_err(|e| format!("could not run the Python interpreter `{python}`: {e} ({fix})"))?;
+            if out.status.success() {
+                Ok(())
+            } else {
+                Err(format!(
+                    "the Python interpreter `{python}` is not Python 3.8 or newer, or does not run ({}; {fix})",
+                    out.status
+                ))
+            }
+        })
+        .clone()
+}
+
 /// A target for the submission at `path` (a `.py` file, or a folder holding the module).
 ///
 /// Errors: the path does not exist, or the private folder cannot be prepared.
@@ -39,6 +70,7 @@ pub fn target(path: &Utf8Path) -> Result<Process, String> {
 /// Errors: as [`target`].
 pub fn target_as(path: &Utf8Path, uid: u32) -> Result<Process, String> {
     let src = std::fs::canonicalize(path).map_err(|e| format!("python:{path}: {e}"))?;
+    check_interpreter()?;
     let ws = Workspace::new()?;
     let driver = ws.boxed.join("broadside_driver.py");
     let launcher = ws.boxed.join("broadside_main.py");

@@ -281,7 +281,6 @@ fn fuzz_jobs(
 
 /// `broadside fuzz`: exit 0 without a divergence, 1 with one (written and printed).
 fn fuzz(args: FuzzArgs) -> anyhow::Result<u8> {
-    use std::hash::{BuildHasher, Hasher};
     let specs = match load::specs(&args.specs) {
         Ok(s) => s,
         Err(errors) => {
@@ -289,15 +288,10 @@ fn fuzz(args: FuzzArgs) -> anyhow::Result<u8> {
             return Ok(exit::BAD_INPUT);
         }
     };
-    let seed = args.seed.unwrap_or_else(|| {
-        let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-        h.write_u128(
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| d.as_nanos()),
-        );
-        h.finish() % 1_000_000_000
-    });
+    // A fresh seed from the operating system's generator, short enough to type back.
+    let seed = args
+        .seed
+        .unwrap_or_else(|| rand::random::<u64>() % 1_000_000_000);
     let mut options = broadside::fuzz::Options::new(&args.assignment, &args.target, seed);
     options.mode = args.mode;
     options.cases = args.cases;

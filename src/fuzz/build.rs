@@ -891,15 +891,9 @@ fn key(s: &str) -> String {
     }
 }
 
-/// A word for a shell command line, single-quoted when it needs to be.
+/// A word for a shell command line, quoted when it needs to be (`shlex`).
 fn shell_word(s: &str) -> String {
-    if s.chars()
-        .all(|c| c.is_ascii_alphanumeric() || "-_./:=,@+".contains(c))
-    {
-        s.to_string()
-    } else {
-        format!("'{}'", s.replace('\'', "'\\''"))
-    }
+    shlex::try_quote(s).map_or_else(|_| s.replace('\0', ""), |q| q.into_owned())
 }
 
 #[cfg(test)]
@@ -1022,6 +1016,13 @@ mod tests {
     fn shell_words_are_quoted_only_when_needed() {
         assert_eq!(shell_word("python:a/b.py"), "python:a/b.py");
         assert_eq!(shell_word("cmd:./x --y"), "'cmd:./x --y'");
-        assert_eq!(shell_word("it's"), "'it'\\''s'");
+        // Whatever the quoting, the shell reads back the word itself.
+        for w in ["it's", "cmd:./x \"$HOME\" `id`", "a b\tc", "ünï"] {
+            assert_eq!(
+                shlex::split(&shell_word(w)),
+                Some(vec![w.to_string()]),
+                "{w}"
+            );
+        }
     }
 }

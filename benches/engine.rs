@@ -42,13 +42,7 @@ fn main() {
             );
         }
     }
-    for id in [
-        "colab-6x6",
-        "solo-10x10",
-        "battleboats",
-        "move-limit-10x10",
-        "grenades-8x8",
-    ] {
+    for id in specs.ids() {
         let rules = specs.get(id).unwrap().rules(None).unwrap().clone();
         let layout = random_layout(&rules, 7).unwrap();
         let mut base = Game::new(rules.clone());

@@ -2,14 +2,15 @@
 //!
 //! The pure core is [`spec`] (an assignment's contract as data), [`engine`] (the reference
 //! rules), [`scenario`] (TOML scripts of steps and expectations), [`harness`] (plays a
-//! scenario against a [`target`] and compares) and [`report`] (one result model, several
-//! views). [`dialogue`] drives whole interactive programs and judges what they print against
+//! scenario against a [`target`] and compares), [`fault`] (how a target failed to answer)
+//! and [`report`] (one result model, several views). [`dialogue`] drives whole interactive programs and judges what they print against
 //! the reference. File and terminal I/O live in [`load`] and in the binary.
 
 pub mod cell;
 pub mod diag;
 pub mod dialogue;
 pub mod engine;
+pub mod fault;
 pub mod fuzz;
 pub mod grade;
 pub mod harness;

@@ -287,7 +287,7 @@ fn play_steps(scenario: &Scenario, target: &mut dyn Target) -> ScenarioResult {
             Some(Err(f)) => Err(Stop::Faulted(f, step)),
             None => Err(Stop::Faulted(
                 Fault {
-                    kind: crate::target::FaultKind::Protocol,
+                    kind: crate::fault::FaultKind::Protocol,
                     message: "the target stopped answering".into(),
                 },
                 step,
@@ -451,7 +451,7 @@ impl Stop {
     fn protocol(step: Option<usize>) -> Stop {
         Stop::Faulted(
             Fault {
-                kind: crate::target::FaultKind::Protocol,
+                kind: crate::fault::FaultKind::Protocol,
                 message: "an answer of the wrong kind".into(),
             },
             step,

@@ -17,7 +17,7 @@ pub struct Cause<'a> {
     /// Its first failure, and the scenario it was in; or the fault that ended scenarios
     /// (a function missing, raising, or returning the wrong kind of value).
     pub first: Option<&'a Divergence>,
-    pub fault: Option<&'a crate::target::Fault>,
+    pub fault: Option<&'a crate::fault::Fault>,
     pub scenario: &'a ScenarioResult,
 }
 

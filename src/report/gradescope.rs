@@ -121,7 +121,7 @@ pub(super) fn student_output(report: &Report, student: &Report) -> String {
     }
     // A submission that fails every scenario the same way (it cannot be imported or built):
     // say so once at the top, where a student looks first.
-    let faults: Vec<&crate::target::Fault> = report
+    let faults: Vec<&crate::fault::Fault> = report
         .scenarios
         .iter()
         .filter_map(|r| r.fault.as_ref())

@@ -75,7 +75,7 @@ pub fn to_junit(report: &Report) -> String {
 
 /// `kind: first line of the message`, at most 200 characters of it: the one line a CI
 /// annotation shows. The description keeps the whole message.
-fn fault_message(f: &crate::target::Fault) -> String {
+fn fault_message(f: &crate::fault::Fault) -> String {
     let first: String = f
         .message
         .lines()

@@ -1,7 +1,7 @@
 //! The report data model every format is a view of.
 
+use crate::fault::Fault;
 use crate::scenario::{Scenario, Visibility};
-use crate::target::Fault;
 use serde::{Deserialize, Serialize};
 
 /// The JSON report's `format_version`; bumped on any incompatible change of shape.

@@ -20,7 +20,7 @@
 use super::text::{core_message, details};
 use super::view::{HiddenResults, for_students};
 use super::{Report, Status};
-use crate::target::FaultKind;
+use crate::fault::FaultKind;
 use serde::Serialize;
 
 /// A PrairieLearn `results.json`.
@@ -106,7 +106,7 @@ fn not_gradable(report: &Report) -> Vec<String> {
     let Some(Some(first)) = faults.first().copied() else {
         return Vec::new();
     };
-    let unbuilt = |f: &crate::target::Fault| {
+    let unbuilt = |f: &crate::fault::Fault| {
         f.kind == FaultKind::Setup
             || (f.kind == FaultKind::Exception
                 && f.message.starts_with("importing ")

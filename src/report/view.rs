@@ -6,8 +6,8 @@
 //! while the summary still counts it, so the score is the same in both views.
 
 use super::{Report, ScenarioResult};
+use crate::fault::Fault;
 use crate::scenario::Visibility;
-use crate::target::Fault;
 use serde::{Deserialize, Serialize};
 
 /// What students may see of a hidden scenario (`hidden_results` in `suite.toml`).
@@ -127,7 +127,7 @@ pub fn redacted(r: &ScenarioResult) -> ScenarioResult {
 /// its kind and what it means, without what the submission's processes carried.
 fn student_fault_message(f: &Fault) -> String {
     match f.kind {
-        crate::target::FaultKind::Leak => "processes the submission started were still running after it was done and were killed (course staff see their command lines; a submission must not leave processes behind)".into(),
+        crate::fault::FaultKind::Leak => "processes the submission started were still running after it was done and were killed (course staff see their command lines; a submission must not leave processes behind)".into(),
         _ => f.message.lines().next().unwrap_or_default().chars().take(200).collect(),
     }
 }

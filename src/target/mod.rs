@@ -20,6 +20,7 @@ pub use reference::Reference;
 
 use crate::cell::Cell;
 use crate::engine::Answer;
+pub use crate::fault::{Fault, FaultKind};
 use crate::scenario::{Action, Setup};
 use crate::spec::{Rules, StateKey};
 use serde::Serialize;
@@ -415,73 +416,4 @@ pub enum Observed {
     Player(Option<String>),
     Cells(BTreeSet<Cell>),
     Board(Vec<String>),
-}
-
-/// How a target failed to answer at all (as opposed to answering wrongly).
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize, schemars::JsonSchema,
-)]
-#[serde(rename_all = "kebab-case")]
-pub enum FaultKind {
-    /// The target refused the scenario's setup.
-    Setup,
-    /// The student's code raised an error (the message carries the trimmed traceback).
-    Exception,
-    /// A function the handout requires is not defined.
-    Missing,
-    /// A function returned a value of the wrong type (the message shows what came back).
-    Type,
-    /// The target answered something that is not an answer.
-    Protocol,
-    /// The target did not answer in time and was stopped.
-    Timeout,
-    /// The target process died (a signal, or an exit mid-game).
-    Crash,
-    /// The target does not support this operation.
-    Unsupported,
-    /// The submission hit a resource limit (CPU, memory, file size, output, processes).
-    Limit,
-    /// Processes the submission started were still running after it was done.
-    Leak,
-    /// Not played: the submission had used up its time budget (`submission_timeout`).
-    NotRun,
-    /// Native code wrote past the end of a buffer broadside gave it.
-    Overrun,
-}
-
-/// A target's failure to answer, with what it said.
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    Eq,
-    Serialize,
-    serde::Deserialize,
-    thiserror::Error,
-    schemars::JsonSchema,
-)]
-#[error("{}: {message}", kind.word())]
-pub struct Fault {
-    pub kind: FaultKind,
-    pub message: String,
-}
-
-impl FaultKind {
-    /// The word used in reports, e.g. `"exception"`.
-    pub fn word(self) -> &'static str {
-        match self {
-            FaultKind::Setup => "setup",
-            FaultKind::Exception => "exception",
-            FaultKind::Missing => "missing",
-            FaultKind::Type => "type",
-            FaultKind::Protocol => "protocol",
-            FaultKind::Timeout => "timeout",
-            FaultKind::Crash => "crash",
-            FaultKind::Unsupported => "unsupported",
-            FaultKind::Limit => "limit",
-            FaultKind::Leak => "leak",
-            FaultKind::NotRun => "not run",
-            FaultKind::Overrun => "overrun",
-        }
-    }
 }

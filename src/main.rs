@@ -670,8 +670,15 @@ fn run(
                 .unwrap_or_default()
         );
     }
+    let played = loaded
+        .scenarios
+        .iter()
+        .filter(|s| broadside::harness::plays(target.as_ref(), s))
+        .count();
+    let mut progress = RunProgress::new(played);
     let (results, mut faults) =
-        broadside::harness::run_submission(&loaded.scenarios, target.as_mut());
+        broadside::harness::run_submission(&loaded.scenarios, target.as_mut(), &mut progress);
+    progress.done();
     let mut report = Report::new(target.name(), results);
     report.notes = target.notes();
     report.notes.extend(broadside::harness::skipped_note(
@@ -728,6 +735,54 @@ fn run(
     } else {
         exit::FAILED
     })
+}
+
+/// `run`'s progress on standard error while scenarios play, so a submission that hangs
+/// is seen hanging: on a terminal only (a job log or a test gets the report alone), the
+/// scenario under way by its title (a hidden one as "a hidden scenario"), cleared at the end.
+struct RunProgress(Option<indicatif::ProgressBar>);
+
+impl RunProgress {
+    fn new(total: usize) -> RunProgress {
+        if !std::io::stderr().is_terminal() || total < 2 {
+            return RunProgress(None);
+        }
+        let bar = indicatif::ProgressBar::new(total as u64);
+        if let Ok(style) = indicatif::ProgressStyle::with_template("{pos}/{len} {wide_msg}") {
+            bar.set_style(style);
+        }
+        RunProgress(Some(bar))
+    }
+
+    fn done(&self) {
+        if let Some(bar) = &self.0 {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+impl broadside::harness::Reporter for RunProgress {
+    fn scenario_started(&mut self, scenario: &broadside::scenario::Scenario) {
+        if let Some(bar) = &self.0 {
+            bar.set_message(
+                if scenario.visibility == broadside::scenario::Visibility::Visible {
+                    format!("playing: {}", scenario.title)
+                } else {
+                    "playing: a hidden scenario".to_string()
+                },
+            );
+        }
+    }
+
+    fn scenario_finished(
+        &mut self,
+        _: &broadside::scenario::Scenario,
+        _: &broadside::report::ScenarioResult,
+    ) {
+        if let Some(bar) = &self.0 {
+            bar.inc(1);
+        }
+    }
 }
 
 fn real_main(cli: Cli) -> anyhow::Result<u8> {

@@ -3,7 +3,7 @@
 //! left running. The corpus assumes a Linux machine where broadside runs as root (CI does): the
 //! child then runs as `nobody` in its own network namespace.
 
-use broadside::harness::run_submission;
+use broadside::harness::{Quiet, run_submission};
 use broadside::report::{ScenarioResult, Status};
 use broadside::spec::SpecSet;
 use broadside::target::{Fault, FaultKind, Process, Target, python};
@@ -28,7 +28,7 @@ fn limited(mut t: Process) -> Process {
 /// how long it took. Afterwards nothing the submission started may still run.
 fn grade_target(mut t: Process) -> (ScenarioResult, Vec<Fault>, Duration) {
     let start = Instant::now();
-    let (mut results, faults) = run_submission(&handout_example(), &mut t);
+    let (mut results, faults) = run_submission(&handout_example(), &mut t, &mut Quiet);
     let took = start.elapsed();
     assert!(
         t.finish().is_empty(),
@@ -255,7 +255,7 @@ fn a_hidden_scenario_cannot_be_found_by_the_submission() {
     // beyond that, or it ends as a timeout and says nothing about the jail.
     t.limits.request_timeout = Duration::from_secs(30);
     t.limits.scenario_timeout = Duration::from_secs(60);
-    let (results, _) = run_submission(std::slice::from_ref(&scenario), &mut t);
+    let (results, _) = run_submission(std::slice::from_ref(&scenario), &mut t, &mut Quiet);
     assert_eq!(
         results[0].status,
         Status::Passed,
@@ -319,7 +319,7 @@ fn what_a_leftover_process_carries_never_reaches_a_student_view() {
     let path = format!("{CORPUS}/leak_ships_in_command_line.py");
     let mut t = limited(python::target(camino::Utf8Path::new(&path)).unwrap());
     let scenarios = [handout_example().remove(0), hidden_handout_example()];
-    let (results, faults) = run_submission(&scenarios, &mut t);
+    let (results, faults) = run_submission(&scenarios, &mut t, &mut Quiet);
     assert!(
         faults
             .iter()
@@ -345,7 +345,7 @@ fn a_hidden_scenarios_timing_is_in_no_student_view() {
     let path = format!("{CORPUS}/sleep_by_row.py");
     let mut t = limited(python::target(camino::Utf8Path::new(&path)).unwrap());
     let scenarios = [handout_example().remove(0), hidden_handout_example()];
-    let (results, _) = run_submission(&scenarios, &mut t);
+    let (results, _) = run_submission(&scenarios, &mut t, &mut Quiet);
     assert!(results.iter().all(|r| r.status == Status::Passed));
     let hidden_ms = results[1].elapsed_ms;
     assert!(
@@ -429,7 +429,7 @@ fn a_submission_that_stays_under_every_timeout_still_meets_its_budget() {
     t.limits.submission_timeout = Duration::from_secs(4);
     let scenarios = broadside::published::load("colab-6x6", &SpecSet::builtin()).unwrap();
     let start = Instant::now();
-    let (results, _) = run_submission(&scenarios, &mut t);
+    let (results, _) = run_submission(&scenarios, &mut t, &mut Quiet);
     let took = start.elapsed();
     assert!(took < Duration::from_secs(12), "took {took:?}");
     let not_run: Vec<&ScenarioResult> = results
@@ -519,7 +519,7 @@ fn a_module_that_patches_the_driver_gains_nothing() {
     let all = broadside::published::load("colab-6x6", &SpecSet::builtin()).unwrap();
     let path = format!("{CORPUS}/patch_driver_at_import.py");
     let mut t = python::target(camino::Utf8Path::new(&path)).unwrap();
-    let (results, faults) = run_submission(&all, &mut t);
+    let (results, faults) = run_submission(&all, &mut t, &mut Quiet);
     assert!(t.finish().is_empty(), "something was still running");
     assert!(faults.is_empty(), "{faults:?}");
     let failed: Vec<&str> = results

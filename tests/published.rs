@@ -102,3 +102,50 @@ fn each_assignment_publishes_its_handout_worked_example() {
         );
     }
 }
+
+/// What a reporter is told, in order.
+#[derive(Default)]
+struct Recorder(Vec<String>);
+
+impl broadside::harness::Reporter for Recorder {
+    fn scenario_started(&mut self, s: &broadside::scenario::Scenario) {
+        self.0.push(format!("started {}", s.title));
+    }
+    fn scenario_finished(
+        &mut self,
+        s: &broadside::scenario::Scenario,
+        r: &broadside::report::ScenarioResult,
+    ) {
+        self.0.push(format!("finished {} {:?}", s.title, r.status));
+    }
+}
+
+#[test]
+fn a_reporter_hears_each_scenario_start_and_finish_as_it_is_played_visible_first() {
+    use broadside::scenario::Visibility;
+    let loaded = broadside::load::load(
+        &["fixtures/scenarios/colab-6x6".into()],
+        &broadside::spec::SpecSet::builtin(),
+    );
+    assert!(loaded.errors.is_empty());
+    let mut scenarios: Vec<_> = loaded.scenarios.into_iter().take(3).collect();
+    // The first one hidden: it is played after the visible ones, but reported in place.
+    scenarios[0].visibility = Visibility::Hidden;
+    let mut recorder = Recorder::default();
+    let mut target = broadside::target::Reference::new();
+    let (results, _) = broadside::harness::run_submission(&scenarios, &mut target, &mut recorder);
+    let t: Vec<&str> = scenarios.iter().map(|s| s.title.as_str()).collect();
+    assert_eq!(
+        recorder.0,
+        [
+            format!("started {}", t[1]),
+            format!("finished {} Passed", t[1]),
+            format!("started {}", t[2]),
+            format!("finished {} Passed", t[2]),
+            format!("started {}", t[0]),
+            format!("finished {} Passed", t[0]),
+        ]
+    );
+    let titles: Vec<&str> = results.iter().map(|r| r.title.as_str()).collect();
+    assert_eq!(titles, t);
+}

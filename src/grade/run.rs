@@ -143,7 +143,8 @@ fn grade_one(
         Ok(t) => t,
         Err(e) => return Some(Err(format!("{}: {e}", sub.id))),
     };
-    let (results, mut faults) = run_submission(plan.scenarios, target.as_mut());
+    let (results, mut faults) =
+        run_submission(plan.scenarios, target.as_mut(), &mut crate::harness::Quiet);
     let name = target.name();
     let mut notes = target.notes();
     notes.extend(crate::harness::skipped_note(

@@ -518,6 +518,21 @@ pub fn skipped_note(scenarios: &[Scenario], target: &dyn Target) -> Option<Strin
 }
 
 /// [`run_scenario`], with the wall-clock time it took in `elapsed_ms`.
+/// Told of each scenario as [`run_submission`] plays it, in the order played (visible
+/// scenarios first), so a view can show a run while it goes on; the results themselves are
+/// returned at the end, in the scenarios' order, for the reports that need them all.
+pub trait Reporter {
+    /// `scenario` is about to be played.
+    fn scenario_started(&mut self, _scenario: &Scenario) {}
+    /// `scenario` has been played (or not run, past the submission's time budget).
+    fn scenario_finished(&mut self, _scenario: &Scenario, _result: &ScenarioResult) {}
+}
+
+/// A reporter that shows nothing (every result is in the report).
+pub struct Quiet;
+
+impl Reporter for Quiet {}
+
 fn run_timed(scenario: &Scenario, target: &mut dyn Target) -> ScenarioResult {
     let start = std::time::Instant::now();
     let mut result = run_scenario(scenario, target);
@@ -562,6 +577,7 @@ pub static ABORT: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool:
 pub fn run_submission(
     scenarios: &[Scenario],
     target: &mut dyn Target,
+    reporter: &mut dyn Reporter,
 ) -> (Vec<ScenarioResult>, Vec<Fault>) {
     let visible = |s: &Scenario| s.visibility == crate::scenario::Visibility::Visible;
     let played: Vec<usize> = (0..scenarios.len())
@@ -580,10 +596,13 @@ pub fn run_submission(
         if ABORT.load(std::sync::atomic::Ordering::SeqCst) {
             break;
         }
-        results[i] = Some(match budget {
+        reporter.scenario_started(&scenarios[i]);
+        let result = match budget {
             Some(b) if start.elapsed() >= b => not_run(&scenarios[i], b),
             _ => run_timed(&scenarios[i], target),
-        });
+        };
+        reporter.scenario_finished(&scenarios[i], &result);
+        results[i] = Some(result);
     }
     let results = results.into_iter().flatten().collect();
     (results, target.finish())

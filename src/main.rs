@@ -21,6 +21,27 @@ mod exit {
     pub const FAILED: u8 = 1;
     /// The inputs themselves are wrong: bad TOML, an unknown spec, a missing file.
     pub const BAD_INPUT: u8 = 2;
+    /// broadside could not do its own part: a tool it needs is missing or broken (the
+    /// Python interpreter), or a report could not be written. Nothing was graded wrongly.
+    pub const GRADER: u8 = 3;
+}
+
+/// An error on broadside's own side, not the inputs' ([`exit::GRADER`]).
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+struct GraderSide(String);
+
+/// The exit code for an error: [`exit::GRADER`] when broadside's own side failed, else
+/// [`exit::BAD_INPUT`].
+fn exit_code_of(e: &anyhow::Error) -> u8 {
+    let own = e.chain().any(|c| {
+        c.is::<GraderSide>()
+            || matches!(
+                c.downcast_ref::<broadside::target::TargetError>(),
+                Some(broadside::target::TargetError::Grader(_))
+            )
+    });
+    if own { exit::GRADER } else { exit::BAD_INPUT }
 }
 
 #[derive(Parser)]
@@ -30,7 +51,7 @@ mod exit {
     about = "Autograder and scenario test harness for Battleship assignments"
 )]
 #[command(
-    after_help = "Examples:\n  broadside run --assignment solo-10x10 --target python:battleships.py   # a student's self-check\n  broadside run fixtures/scenarios                                        # the reference against every scenario\n  broadside grade --suite published --suite hidden --submissions class --out graded\n  broadside fuzz --assignment colab-6x6 --target python:battleship.py\n  broadside list                                                          # the assignments\n\nExit codes: 0 all passed, 1 some scenario failed, 2 the inputs are wrong."
+    after_help = "Examples:\n  broadside run --assignment solo-10x10 --target python:battleships.py   # a student's self-check\n  broadside run fixtures/scenarios                                        # the reference against every scenario\n  broadside grade --suite published --suite hidden --submissions class --out graded\n  broadside fuzz --assignment colab-6x6 --target python:battleship.py\n  broadside list                                                          # the assignments\n\nExit codes: 0 all passed, 1 some scenario failed, 2 the inputs are wrong, 3 broadside's own side failed (a missing Python, a report it could not write)."
 )]
 struct Cli {
     /// When to colour the output: `auto` colours a terminal unless NO_COLOR is set.
@@ -52,7 +73,7 @@ enum ColorWhen {
 enum Command {
     /// Play scenarios against a target and report.
     #[command(
-        after_help = "Examples:\n  broadside run fixtures/scenarios\n  broadside run fixtures/scenarios/solo-10x10 --target python:fixtures/submissions/solo-10x10/correct\n  broadside run --assignment solo-10x10 --target python:battleships.py\n  broadside run fixtures/scenarios/colab-6x6 --format json --out report.json\n\nExit codes: 0 all passed, 1 some scenario failed, 2 the inputs are wrong."
+        after_help = "Examples:\n  broadside run fixtures/scenarios\n  broadside run fixtures/scenarios/solo-10x10 --target python:fixtures/submissions/solo-10x10/correct\n  broadside run --assignment solo-10x10 --target python:battleships.py\n  broadside run fixtures/scenarios/colab-6x6 --format json --out report.json\n\nExit codes: 0 all passed, 1 some scenario failed, 2 the inputs are wrong, 3 broadside's own side failed (a missing Python, a report it could not write)."
     )]
     Run {
         /// Scenario files or folders of them (searched for *.toml); none with --assignment.
@@ -229,8 +250,7 @@ fn fuzz_jobs(
         if jobs == 1 {
             mine.cases = options.cases;
         }
-        let mut t = broadside::target::from_spec(target, limits.clone(), limits::NOBODY)
-            .map_err(anyhow::Error::msg)?;
+        let mut t = broadside::target::from_spec(target, limits.clone(), limits::NOBODY)?;
         if !t.plays().steps {
             anyhow::bail!(
                 "`{target}` is a whole program: fuzz plays random function calls, which only python:, haskell:, native:, cmd: and the reference answer"
@@ -493,7 +513,7 @@ fn main() -> ExitCode {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
             let _ = writeln!(anstream::stderr(), "error: {e:#}");
-            ExitCode::from(exit::BAD_INPUT)
+            ExitCode::from(exit_code_of(&e))
         }
     }
 }
@@ -655,8 +675,7 @@ fn run(
     if users.is_some() {
         broadside::target::process::kill_user(uid);
     }
-    let mut target =
-        broadside::target::from_spec(&target, limits, uid).map_err(anyhow::Error::msg)?;
+    let mut target = broadside::target::from_spec(&target, limits, uid)?;
     if !loaded
         .scenarios
         .iter()
@@ -708,12 +727,14 @@ fn run(
         Some(path) => {
             // `/autograder/results` or `/grade/results` need not exist yet.
             if let Some(dir) = path.parent().filter(|d| !d.as_str().is_empty()) {
-                std::fs::create_dir_all(dir)
-                    .with_context(|| format!("failed to create the folder {dir} for the report"))?;
+                std::fs::create_dir_all(dir).map_err(|e| {
+                    GraderSide(format!(
+                        "failed to create the folder {dir} for the report: {e}"
+                    ))
+                })?;
             }
             broadside::grade::write_atomic(path, &text)
-                .map_err(anyhow::Error::msg)
-                .with_context(|| "failed to write the report")?;
+                .map_err(|e| GraderSide(format!("failed to write the report: {e}")))?;
             // One line for whoever watches the run (a Gradescope or PrairieLearn job log),
             // counted as students may see them.
             let s = report::for_students(&report, hidden).summary;

@@ -852,7 +852,8 @@ fn shell_completions_load_in_bash_and_the_man_page_lists_every_command() {
 
 #[test]
 fn a_python_that_cannot_run_stops_run_and_grade_and_scores_nobody() {
-    // broadside's own interpreter missing is broadside's failure: no student gets a crash.
+    // broadside's own interpreter missing is broadside's failure (exit 3): no student gets
+    // a crash.
     let out = broadside()
         .env("BROADSIDE_PYTHON", "/nonexistent/python3")
         .args([
@@ -863,7 +864,7 @@ fn a_python_that_cannot_run_stops_run_and_grade_and_scores_nobody() {
         ])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(out.status.code(), Some(3));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         err.contains("could not run the Python interpreter `/nonexistent/python3`"),
@@ -901,4 +902,20 @@ fn a_python_that_cannot_run_stops_run_and_grade_and_scores_nobody() {
     );
     let summary = std::fs::read_to_string(results.join("summary.csv")).unwrap_or_default();
     assert!(!summary.contains("ada"), "{summary}");
+}
+
+#[test]
+fn a_report_that_cannot_be_written_is_broadsides_failure_exit_3() {
+    let out = broadside()
+        .args([
+            "run",
+            "fixtures/scenarios/colab-6x6/01-handout-example.toml",
+            "--out",
+            "/proc/no-such-folder/report.json",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("for the report"), "{err}");
 }

@@ -194,7 +194,8 @@ pub fn grade(args: GradeArgs) -> anyhow::Result<u8> {
         };
         let spec = template.replace("{}", &path);
         let uid = users.base + u32::try_from(slot).unwrap_or(0);
-        broadside::target::from_spec(&spec, limits.clone(), uid)
+        // Either way the submission is not graded (listed with why, retried by --resume).
+        broadside::target::from_spec(&spec, limits.clone(), uid).map_err(|e| e.to_string())
     };
     let progress = Reporter::new(plan.submissions.len());
     let start = std::time::Instant::now();

@@ -40,11 +40,16 @@ use std::sync::Arc;
 /// Errors: an unknown target kind, a path that does not exist, or no compiler to build a
 /// `haskell:` submission. A submission that does not compile is not an error: its target
 /// fails every scenario at setup with the compiler's message.
-pub fn from_spec(spec: &str, limits: limits::Limits, uid: u32) -> Result<Box<dyn Target>, String> {
+pub fn from_spec(
+    spec: &str,
+    limits: limits::Limits,
+    uid: u32,
+) -> Result<Box<dyn Target>, TargetError> {
     if spec == "reference" {
         return Ok(Box::new(Reference::new()));
     }
     if let Some(path) = spec.strip_prefix("python:") {
+        python::check_interpreter().map_err(TargetError::Grader)?;
         let mut target = python::target_as(camino::Utf8Path::new(path), uid)?;
         target.limits = limits;
         return Ok(Box::new(target));
@@ -64,7 +69,12 @@ pub fn from_spec(spec: &str, limits: limits::Limits, uid: u32) -> Result<Box<dyn
     if let Some(path) = spec.strip_prefix("native:") {
         let worker = std::env::current_exe()
             .map_err(|e| format!("could not find broadside's own executable: {e}"))?;
-        return native::target_as(camino::Utf8Path::new(path), &worker, limits, uid);
+        return Ok(native::target_as(
+            camino::Utf8Path::new(path),
+            &worker,
+            limits,
+            uid,
+        )?);
     }
     if let Some(path) = spec.strip_prefix("java:") {
         return Ok(
@@ -80,7 +90,9 @@ pub fn from_spec(spec: &str, limits: limits::Limits, uid: u32) -> Result<Box<dyn
     }
     if let Some(command) = spec.strip_prefix("exec:") {
         if command.trim().is_empty() {
-            return Err("`exec:` needs a command, e.g. `exec:\"./battleboats\"`".into());
+            return Err(TargetError::Input(
+                "`exec:` needs a command, e.g. `exec:\"./battleboats\"`".into(),
+            ));
         }
         return Ok(Box::new(ProgramTarget {
             program: program::exec(command, limits, uid),
@@ -97,7 +109,25 @@ pub fn from_spec(spec: &str, limits: limits::Limits, uid: u32) -> Result<Box<dyn
     if let Some(meant) = meant_target(spec) {
         message.push_str(&format!("; did you mean `--target {meant}`?"));
     }
-    Err(message)
+    Err(TargetError::Input(message))
+}
+
+/// Why a target could not be made: the input's fault, or broadside's own side.
+#[derive(Debug, thiserror::Error)]
+pub enum TargetError {
+    /// The target or the submission's path is wrong (`broadside` exits 2).
+    #[error("{0}")]
+    Input(String),
+    /// Something broadside itself needs is missing or broken: the Python interpreter, say
+    /// (`broadside` exits 3; `grade` leaves the submission not graded, never scored).
+    #[error("{0}")]
+    Grader(String),
+}
+
+impl From<String> for TargetError {
+    fn from(message: String) -> TargetError {
+        TargetError::Input(message)
+    }
 }
 
 /// The target `spec` most likely meant: a kind spelt another common way (`py:`, `hs:`,

@@ -29,7 +29,7 @@ mod exit {
 /// An error on broadside's own side, not the inputs' ([`exit::GRADER`]).
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
-struct GraderSide(String);
+pub(crate) struct GraderSide(pub(crate) String);
 
 /// The exit code for an error: [`exit::GRADER`] when broadside's own side failed, else
 /// [`exit::BAD_INPUT`].

@@ -492,13 +492,15 @@ fn write_summary(
     summary: &ClassSummary,
     graded: Option<&[(String, broadside::report::Report)]>,
 ) -> anyhow::Result<()> {
-    write_atomic(&out.join("summary.json"), &summary.to_json()).map_err(anyhow::Error::msg)?;
-    write_atomic(&out.join("summary.csv"), &summary.to_csv()).map_err(anyhow::Error::msg)?;
+    // A summary that cannot be written is broadside's side (exit 3).
+    let own = |e: String| crate::GraderSide(format!("failed to write the summary: {e}"));
+    write_atomic(&out.join("summary.json"), &summary.to_json()).map_err(own)?;
+    write_atomic(&out.join("summary.csv"), &summary.to_csv()).map_err(own)?;
     let file = out.join(CLASS_REPORT);
     match graded {
         Some(graded) => {
             let html = broadside::grade::class_report(summary, graded);
-            write_atomic(&file, &html).map_err(anyhow::Error::msg)?;
+            write_atomic(&file, &html).map_err(own)?;
         }
         // An earlier run's class report would not match this summary.
         None => match std::fs::remove_file(&file) {

@@ -91,20 +91,27 @@ public final class Launch {
         }
     }
 
-    /// Cuts this launcher's frames (and, under the game server, the game thread's
-    /// `Thread.run`) from the end of `t`'s trace, and of its causes'.
+    /// Cuts from the end of `t`'s trace, and of its causes', every frame below the program's
+    /// own: this launcher's, and the JDK's between it and the program (method handles, a
+    /// class's initialisation, under the game server the game thread's `Thread.run`). The
+    /// `java` launcher calls `main` from native code: nothing is printed below it.
     static void cut(Throwable t) {
         for (int depth = 0; t != null && depth < 64; t = t.getCause(), depth++) {
             StackTraceElement[] s = t.getStackTrace();
             int n = s.length;
-            while (n > 0 && (s[n - 1].getClassName().startsWith("broadside_launch.")
-                    || s[n - 1].getClassName().equals("java.lang.Thread"))) {
+            while (n > 0 && below(s[n - 1])) {
                 n--;
             }
             if (n < s.length) {
                 t.setStackTrace(Arrays.copyOf(s, n));
             }
         }
+    }
+
+    /// A frame of this launcher's or of the JDK's (a class in a named module: the
+    /// submission's classes are in none).
+    private static boolean below(StackTraceElement e) {
+        return e.getClassName().startsWith("broadside_launch.") || e.getModuleName() != null;
     }
 
     static final class Announcing extends InputStream {

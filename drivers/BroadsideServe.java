@@ -54,6 +54,10 @@ import java.security.cert.Certificate;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.Enumeration;
+import java.util.Locale;
+import java.util.Properties;
+import java.util.Set;
+import java.util.TimeZone;
 
 public final class Serve {
     private Serve() {}
@@ -76,17 +80,25 @@ public final class Serve {
                 g.flush();
             }
         }));
+        // What a game may change for the whole JVM, put back after each.
+        Properties properties = (Properties) System.getProperties().clone();
+        Locale locale = Locale.getDefault();
+        TimeZone zone = TimeZone.getDefault();
         String line;
         while ((line = control.readLine()) != null) {
             String[] f = line.split("\t");
-            if (f.length != 4 || !f[0].equals("game")) {
+            if (f.length < 4 || !f[0].equals("game")) {
                 continue;
             }
+            Set<Thread> before = Thread.getAllStackTraces().keySet();
             Game g = new Game(f[1], f[2], f[3], said);
             reply.println("started");
             int code = g.play(classes, main, rest);
-            boolean clean = g.settle();
+            boolean clean = g.settle(before);
             current = null;
+            System.setProperties((Properties) properties.clone());
+            Locale.setDefault(locale);
+            TimeZone.setDefault(zone);
             reply.println("end " + code + (clean ? "" : " taint"));
             if (!clean) {
                 Runtime.getRuntime().halt(0);
@@ -111,7 +123,7 @@ public final class Serve {
         private final Gate out;
         private final Gate err;
         private final FileOutputStream said;
-        private final ThreadGroup threads;
+        private final Threads threads;
         private Thread main;
         private Integer exitCode;
         private boolean failed;
@@ -123,14 +135,7 @@ public final class Serve {
             this.out = new Gate(new FileOutputStream(outPath));
             this.err = new Gate(new FileOutputStream(errPath));
             this.said = said;
-            this.threads = new ThreadGroup("main") {
-                @Override
-                public void uncaughtException(Thread t, Throwable e) {
-                    if (!(e instanceof Exit.Stop)) {
-                        super.uncaughtException(t, e);
-                    }
-                }
-            };
+            this.threads = new Threads();
         }
 
         boolean owns(Thread t) {
@@ -240,8 +245,9 @@ public final class Serve {
         }
 
         /// Closes the game's streams and waits a little for its threads to unwind: whether
-        /// none is left (the JVM can play another game).
-        boolean settle() throws InterruptedException {
+        /// none is left, in its group or elsewhere (no thread alive that was not alive
+        /// before the game, `before`), so the JVM can play another game.
+        boolean settle(Set<Thread> before) throws InterruptedException {
             out.shut();
             err.shut();
             out.closeQuietly();
@@ -261,12 +267,49 @@ public final class Serve {
                 }
                 long left = deadline - System.nanoTime();
                 if (alive == null) {
+                    main.setContextClassLoader(null);
+                    main = null;
+                    for (Thread t : Thread.getAllStackTraces().keySet()) {
+                        if (t.isAlive() && !before.contains(t)) {
+                            return false;
+                        }
+                    }
+                    if (threads.exhausted) {
+                        return false;
+                    }
+                    try {
+                        threads.destroy();
+                    } catch (IllegalThreadStateException e) {
+                        return false;
+                    }
                     return true;
                 }
                 if (left <= 0) {
                     return false;
                 }
                 alive.join(Math.max(1, left / 1_000_000));
+            }
+        }
+    }
+
+    /// A game's threads. A class of its own, holding nothing of the game: the JVM keeps a
+    /// thread group until it is destroyed, and an inner class would keep the game with it.
+    static final class Threads extends ThreadGroup {
+        /// An `OutOfMemoryError` reached the top of a thread: the JVM has used up the traces
+        /// it keeps for them, and its heap may be left full.
+        volatile boolean exhausted;
+
+        Threads() {
+            super("main");
+        }
+
+        @Override
+        public void uncaughtException(Thread t, Throwable e) {
+            if (e instanceof OutOfMemoryError) {
+                exhausted = true;
+            }
+            if (!(e instanceof Exit.Stop)) {
+                super.uncaughtException(t, e);
             }
         }
     }
@@ -324,7 +367,8 @@ public final class Serve {
         private final ProtectionDomain domain;
 
         GameLoader(File root, ClassLoader parent) {
-            super("game", parent);
+            // Unnamed: a named loader shows in every frame of a trace (`game//Main.main`).
+            super(parent);
             this.root = root;
             URL at = null;
             try {

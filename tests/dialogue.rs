@@ -533,8 +533,10 @@ fn one_jvm_for_every_game_grades_each_java_sample_as_a_jvm_per_game_does() {
 fn a_game_in_the_shared_jvm_starts_with_fresh_statics_and_ends_at_system_exit() {
     common::needs_jdk();
     // The correct battleboats sample, changed as a student might: a static counter of games
-    // that throws from the second game on if statics outlived their game, and a
-    // `System.exit(0)` inside a `catch (Exception e)` loop that must not swallow it.
+    // that throws from the second game on if statics outlived their game (or a system
+    // property set by the game before), a 60 MB static array (nine of them outlive a 256 MB
+    // heap unless each game's classes are freed), and a `System.exit(0)` inside a
+    // `catch (Exception e)` loop that must not swallow it.
     let dir = tempfile::tempdir().unwrap();
     let from = std::path::Path::new("fixtures/submissions/battleboats/correct");
     for f in std::fs::read_dir(from).unwrap().flatten() {
@@ -545,8 +547,11 @@ fn a_game_in_the_shared_jvm_starts_with_fresh_statics_and_ends_at_system_exit() 
     let changed = text
         .replacen(
             "    public static void main(String[] args) {\n",
-            "    static int games;\n\n    public static void main(String[] args) {\n        \
-             if (++games > 1) {\n            throw new IllegalStateException(\"game \" + games);\n        }\n",
+            "    static int games;\n    static int[] scores = new int[15_000_000];\n\n    \
+             public static void main(String[] args) {\n        \
+             if (++games > 1 || System.getProperty(\"bb.played\") != null) {\n            \
+             throw new IllegalStateException(\"game \" + games);\n        }\n        \
+             System.setProperty(\"bb.played\", \"yes\");\n",
             1,
         )
         .replacen(

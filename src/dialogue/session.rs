@@ -772,7 +772,15 @@ pub(super) fn ended(
                 .filter(|c| !c.is_empty())
                 .collect();
             let leader = nix::unistd::Pid::from_raw(pgid);
-            let status = waitpid(leader, Some(WaitPidFlag::WNOHANG));
+            // A leader shows as a zombie while the process's other threads still exit: it
+            // can be waited for only once they have, so wait a little for its status before
+            // anything is killed (which would make its end a SIGKILL, or lose it).
+            let deadline = Instant::now() + Duration::from_millis(200);
+            let mut status = waitpid(leader, Some(WaitPidFlag::WNOHANG));
+            while matches!(status, Ok(WaitStatus::StillAlive)) && Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(1));
+                status = waitpid(leader, Some(WaitPidFlag::WNOHANG));
+            }
             let _ = nix::sys::signal::killpg(leader, nix::sys::signal::Signal::SIGKILL);
             match status {
                 Ok(WaitStatus::Exited(_, code)) => Waited::Exited {

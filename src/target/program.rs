@@ -430,6 +430,8 @@ pub fn java_target(path: &Utf8Path, limits: Limits, uid: u32) -> Result<Built, S
     let mut serve_args = jvm_args;
     serve_args.extend(
         [
+            // A long-lived JVM must not start throwing its exceptions without their traces.
+            "-XX:-OmitStackTraceInFastThrow",
             "-cp",
             "boot",
             "broadside_launch.Serve",
@@ -459,33 +461,75 @@ pub fn java_target(path: &Utf8Path, limits: Limits, uid: u32) -> Result<Built, S
 }
 
 /// Whether one JVM may play every game of a program with these sources: not where
-/// `BROADSIDE_JAVA_SERVER=0`, nor where the sources reach past what the game server swaps
-/// for each game (its streams, its classes, `System.exit`): the process's own descriptors
-/// (`FileDescriptor`), the runtime (`Runtime`: shutdown hooks, `exec`, `halt`), child
-/// processes, threads of their own, timers, windows, or the streams swapped by the program
-/// itself. Such a program gets a JVM per game, as the `java` launcher would run it.
+/// `BROADSIDE_JAVA_SERVER=0`, nor where the code (comments and string literals aside)
+/// reaches past what the game server swaps for each game (its streams, its classes,
+/// `System.exit`): the process's own descriptors (`FileDescriptor`), the runtime
+/// (`Runtime`: shutdown hooks, `exec`, `halt`), child processes, threads, pools, timers or
+/// parallel streams of its own, windows, the system class loader (which sees broadside's
+/// classes only), or the streams swapped by the program itself. Such a program gets a JVM
+/// per game, as the `java` launcher would run it.
 fn serves_games(texts: &[String]) -> bool {
-    const PAST: &[&str] = &[
-        "FileDescriptor",
-        "Runtime",
-        "ProcessBuilder",
-        "ProcessHandle",
-        "new Thread",
-        "extends Thread",
-        "Executor",
-        "Timer",
-        "java.awt",
-        "javax.swing",
-        "javafx",
-        "System.setIn",
-        "System.setOut",
-        "System.setErr",
-        "setDefaultUncaughtExceptionHandler",
-    ];
+    static PAST: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let past = PAST.get_or_init(|| {
+        regex::Regex::new(concat!(
+            r"\b(FileDescriptor|Runtime|ProcessBuilder|ProcessHandle|Executors?|ExecutorService",
+            r"|Timer|ForkJoinPool|CompletableFuture|parallelStream|getSystemClassLoader",
+            r"|getSystemResources?|getSystemResourceAsStream|setDefaultUncaughtExceptionHandler)\b",
+            r"|\bnew\s+Thread\b|\bextends\s+Thread\b|\.parallel\s*\(",
+            r"|\bjava\s*\.\s*awt\b|\bjavax\s*\.\s*swing\b|\bjavafx\b",
+            r"|\bSystem\s*\.\s*set(In|Out|Err)\b",
+        ))
+        .expect("a valid pattern")
+    });
     if std::env::var("BROADSIDE_JAVA_SERVER").is_ok_and(|v| v == "0") {
         return false;
     }
-    !texts.iter().any(|t| PAST.iter().any(|p| t.contains(p)))
+    !texts.iter().any(|t| past.is_match(&code_only(t)))
+}
+
+/// Java source with its comments and string and character literals blanked out (each
+/// replaced by a space), so a word in them does not count as code.
+fn code_only(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '/' if chars.peek() == Some(&'/') => {
+                for d in chars.by_ref() {
+                    if d == '\n' {
+                        out.push('\n');
+                        break;
+                    }
+                }
+            }
+            '/' if chars.peek() == Some(&'*') => {
+                chars.next();
+                let mut last = ' ';
+                for d in chars.by_ref() {
+                    if last == '*' && d == '/' {
+                        break;
+                    }
+                    last = d;
+                }
+                out.push(' ');
+            }
+            '"' | '\'' => {
+                let mut escaped = false;
+                for d in chars.by_ref() {
+                    if escaped {
+                        escaped = false;
+                    } else if d == '\\' {
+                        escaped = true;
+                    } else if d == c || d == '\n' {
+                        break;
+                    }
+                }
+                out.push(' ');
+            }
+            _ => out.push(c),
+        }
+    }
+    out
 }
 
 /// Limits for a JVM: data-size memory (a JVM reserves address space it never touches), at
@@ -599,6 +643,35 @@ fn choose_main(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_jvm_serves_every_game_unless_the_code_reaches_past_a_game() {
+        let serves = |t: &str| serves_games(&[t.to_string()]);
+        assert!(serves("class A { void f() { Thread.sleep(5); } }"));
+        // Words in comments and strings, and longer names, are not the code's.
+        assert!(serves(
+            "// see Runtime docs\n/* new Thread() */ class A { String s = \"Runtime\"; \
+             void f() { throw new RuntimeException(\"x\"); } }"
+        ));
+        for past in [
+            "Runtime.getRuntime().addShutdownHook(h);",
+            "new Thread(r).start();",
+            "class B extends Thread {}",
+            "ExecutorService e = Executors.newFixedThreadPool(2);",
+            "list.parallelStream().count();",
+            "s.parallel ().sum();",
+            "new FileInputStream(FileDescriptor.in);",
+            "ClassLoader.getSystemClassLoader().loadClass(\"Cell\");",
+            "import javax.swing.JOptionPane;",
+            "System.setOut(p);",
+        ] {
+            assert!(!serves(past), "{past}");
+        }
+        assert_eq!(
+            code_only("a // b\nc /* d */ e 'f' \"g\\\"h\" i"),
+            "a \nc   e     i"
+        );
+    }
 
     #[test]
     fn main_is_found_in_either_modifier_order() {

@@ -44,6 +44,40 @@ fn exit_code_of(e: &anyhow::Error) -> u8 {
     if own { exit::GRADER } else { exit::BAD_INPUT }
 }
 
+/// `broadside run`'s arguments.
+#[derive(clap::Args)]
+struct RunArgs {
+    /// Scenario files or folders of them (searched for *.toml); none with --assignment.
+    paths: Vec<Utf8PathBuf>,
+    /// Run the published scenarios of this assignment, embedded in broadside (no checkout
+    /// needed); `broadside list` shows them.
+    #[arg(long)]
+    assignment: Option<String>,
+    /// What to grade: `reference` (the bundled engine), `python:PATH` (a student's .py file
+    /// or folder), `haskell:PATH` (a Battleship.hs or its folder, compiled with GHC),
+    /// `native:PATH` (a .so, or a folder with a Cargo crate, a Makefile or C sources,
+    /// implementing specs/abi/broadside.h), `cmd:COMMAND` (any program that speaks the
+    /// protocol), `java:PATH` (a Java program's sources, compiled with javac) or
+    /// `exec:COMMAND` (any interactive program); the last two play dialogue scenarios.
+    #[arg(long, default_value = "reference")]
+    target: String,
+    /// Report format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+    /// Write the report here instead of standard output.
+    #[arg(long)]
+    out: Option<Utf8PathBuf>,
+    /// Extra spec files (a course's own variant); may repeat.
+    #[arg(long = "spec")]
+    specs: Vec<Utf8PathBuf>,
+    /// Who the report is for: `student` leaves out the steps and expectations of hidden
+    /// and after-due-date scenarios (the Gradescope format always does).
+    #[arg(long, value_enum, default_value_t = Audience::Staff)]
+    audience: Audience,
+    #[command(flatten)]
+    limits: LimitArgs,
+}
+
 #[derive(Parser)]
 #[command(
     name = "broadside",
@@ -75,40 +109,10 @@ enum Command {
     #[command(
         after_help = "Examples:\n  broadside run fixtures/scenarios\n  broadside run fixtures/scenarios/solo-10x10 --target python:fixtures/submissions/solo-10x10/correct\n  broadside run --assignment solo-10x10 --target python:battleships.py\n  broadside run fixtures/scenarios/colab-6x6 --format json --out report.json\n\nExit codes: 0 all passed, 1 some scenario failed, 2 the inputs are wrong, 3 broadside's own side failed (a missing Python, a report it could not write)."
     )]
-    Run {
-        /// Scenario files or folders of them (searched for *.toml); none with --assignment.
-        paths: Vec<Utf8PathBuf>,
-        /// Run the published scenarios of this assignment, embedded in broadside (no checkout
-        /// needed); `broadside list` shows them.
-        #[arg(long)]
-        assignment: Option<String>,
-        /// What to grade: `reference` (the bundled engine), `python:PATH` (a student's .py file
-        /// or folder), `haskell:PATH` (a Battleship.hs or its folder, compiled with GHC),
-        /// `native:PATH` (a .so, or a folder with a Cargo crate, a Makefile or C sources,
-        /// implementing specs/abi/broadside.h), `cmd:COMMAND` (any program that speaks the
-        /// protocol), `java:PATH` (a Java program's sources, compiled with javac) or
-        /// `exec:COMMAND` (any interactive program); the last two play dialogue scenarios.
-        #[arg(long, default_value = "reference")]
-        target: String,
-        /// Report format.
-        #[arg(long, value_enum, default_value_t = Format::Text)]
-        format: Format,
-        /// Write the report here instead of standard output.
-        #[arg(long)]
-        out: Option<Utf8PathBuf>,
-        /// Extra spec files (a course's own variant); may repeat.
-        #[arg(long = "spec")]
-        specs: Vec<Utf8PathBuf>,
-        /// Who the report is for: `student` leaves out the steps and expectations of hidden
-        /// and after-due-date scenarios (the Gradescope format always does).
-        #[arg(long, value_enum, default_value_t = Audience::Staff)]
-        audience: Audience,
-        #[command(flatten)]
-        limits: LimitArgs,
-    },
+    Run(RunArgs),
     /// Grade a class: every sub-folder of --submissions against the suites, in parallel.
     #[command(
-        after_help = "Examples:\n  broadside grade --suite fixtures/scenarios/solo-10x10 --submissions fixtures/submissions/solo-10x10 --out graded\n  broadside grade --suite published --suite hidden --submissions class --out graded --jobs 4 --resume\n  broadside grade --suite s --submissions class --out graded-2 --shard 2/4   # then: broadside merge graded-* --out graded\n\nWrites OUT/<submission>/report.json (staff), results.json (Gradescope), junit.xml and report.txt (student view), then OUT/summary.csv and OUT/summary.json.\n\nExit codes: 0 every submission graded, 1 the run was interrupted or a report could not be written, 2 the inputs are wrong."
+        after_help = "Examples:\n  broadside grade --suite fixtures/scenarios/solo-10x10 --submissions fixtures/submissions/solo-10x10 --out graded\n  broadside grade --suite published --suite hidden --submissions class --out graded --jobs 4 --resume\n  broadside grade --suite s --submissions class --out graded-2 --shard 2/4   # then: broadside merge graded-* --out graded\n\nWrites OUT/<submission>/report.json (staff), results.json (Gradescope), junit.xml and report.txt (student view), then OUT/summary.csv and OUT/summary.json.\n\nExit codes: 0 every submission graded, 1 the run was interrupted or a submission's report could not be written, 2 the inputs are wrong, 3 the summary could not be written."
     )]
     Grade(cli::grade::GradeArgs),
     /// Build a Gradescope autograder zip: this binary, the suites, setup.sh and
@@ -301,12 +305,9 @@ fn fuzz_jobs(
 
 /// `broadside fuzz`: exit 0 without a divergence, 1 with one (written and printed).
 fn fuzz(args: FuzzArgs) -> anyhow::Result<u8> {
-    let specs = match load::specs(&args.specs) {
+    let specs = match specs_or_diagnostics(&args.specs) {
         Ok(s) => s,
-        Err(errors) => {
-            print_diagnostics(&errors);
-            return Ok(exit::BAD_INPUT);
-        }
+        Err(code) => return Ok(code),
     };
     // A fresh seed from the operating system's generator, short enough to type back.
     let seed = args
@@ -530,6 +531,15 @@ fn color_for(stream_is_terminal: bool) -> bool {
     }
 }
 
+/// The bundled specs with `extra` spec files added; `Err(exit::BAD_INPUT)` once a broken
+/// one's diagnostics are printed.
+fn specs_or_diagnostics(extra: &[Utf8PathBuf]) -> Result<broadside::spec::SpecSet, u8> {
+    load::specs(extra).map_err(|errors| {
+        print_diagnostics(&errors);
+        exit::BAD_INPUT
+    })
+}
+
 fn print_diagnostics(errors: &[broadside::diag::Diagnostic]) {
     let color = color_for(std::io::stderr().is_terminal());
     let mut err = anstream::stderr();
@@ -620,23 +630,20 @@ fn misplaced_paths(
 
 /// `broadside run`: loads the scenarios (and any suites among the paths), plays them against
 /// one target and writes the report.
-#[allow(clippy::too_many_arguments)] // one per flag of `run`
-fn run(
-    paths: Vec<Utf8PathBuf>,
-    assignment: Option<String>,
-    target: String,
-    format: Format,
-    out: Option<Utf8PathBuf>,
-    specs: Vec<Utf8PathBuf>,
-    audience: Audience,
-    limit_args: LimitArgs,
-) -> anyhow::Result<u8> {
-    let specs = match load::specs(&specs) {
+fn run(args: RunArgs) -> anyhow::Result<u8> {
+    let RunArgs {
+        paths,
+        assignment,
+        target,
+        format,
+        out,
+        specs,
+        audience,
+        limits: limit_args,
+    } = args;
+    let specs = match specs_or_diagnostics(&specs) {
         Ok(s) => s,
-        Err(errors) => {
-            print_diagnostics(&errors);
-            return Ok(exit::BAD_INPUT);
-        }
+        Err(code) => return Ok(code),
     };
     if let Some(message) = misplaced_paths(&paths, assignment.as_deref(), &target, &specs) {
         eprintln!("error: {message}");
@@ -811,18 +818,7 @@ fn real_main(cli: Cli) -> anyhow::Result<u8> {
         Command::NativeWorker { library } => {
             Ok(broadside::target::native::worker::serve(&library) as u8)
         }
-        Command::Run {
-            paths,
-            assignment,
-            target,
-            format,
-            out,
-            specs,
-            audience,
-            limits,
-        } => run(
-            paths, assignment, target, format, out, specs, audience, limits,
-        ),
+        Command::Run(args) => run(args),
         Command::Grade(args) => cli::grade::grade(args),
         Command::Autograder(args) => cli::autograder::autograder(args),
         Command::Merge { shards, out } => cli::grade::merge(&shards, &out),
@@ -896,12 +892,9 @@ fn real_main(cli: Cli) -> anyhow::Result<u8> {
         }
         Command::Check { paths, specs } => {
             let specs_given = specs.len();
-            let specs = match load::specs(&specs) {
+            let specs = match specs_or_diagnostics(&specs) {
                 Ok(s) => s,
-                Err(errors) => {
-                    print_diagnostics(&errors);
-                    return Ok(exit::BAD_INPUT);
-                }
+                Err(code) => return Ok(code),
             };
             let extra = specs_given;
             let (loaded, suites) = load::load_suites(&paths, &specs);

@@ -384,10 +384,7 @@ pub fn load_suites_checked(
     ),
     u8,
 > {
-    let specs = load::specs(specs).map_err(|errors| {
-        print_diagnostics(&errors);
-        exit::BAD_INPUT
-    })?;
+    let specs = crate::specs_or_diagnostics(specs)?;
     let (loaded, suites) = load::load_suites(suites, &specs);
     if !loaded.errors.is_empty() {
         print_diagnostics(&loaded.errors);

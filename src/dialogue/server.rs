@@ -11,7 +11,7 @@
 //! the FIFOs as over a child's pipes ([`super::session::Session::served`]); a game that
 //! times out, floods or ends the server itself stops it, and the next game gets a new one.
 
-use super::session::{Shared, Waited, announcement_pipe, ended, group_members};
+use super::session::{Shared, Waited, announcement_pipe, ended, group_members, stat_field};
 use crate::target::cgroup::MemoryGroup;
 use crate::target::process::{Contained, contained, kill_marked, new_marker};
 use crate::target::program::{GameServer, Program};
@@ -350,13 +350,37 @@ fn cpu_seconds(pgid: i32) -> f64 {
     let ticks = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as f64;
     group_members(pgid)
         .into_iter()
-        .filter_map(|pid| std::fs::read_to_string(format!("/proc/{pid}/stat")).ok())
-        .filter_map(|stat| {
-            let (_, rest) = stat.rsplit_once(')')?;
-            let f: Vec<&str> = rest.split_whitespace().collect();
+        .map(|pid| {
+            let stat = std::path::PathBuf::from(format!("/proc/{pid}/stat"));
             // utime and stime: fields 14 and 15 of the file, 11 and 12 after the name.
-            Some(f.get(11)?.parse::<f64>().ok()? + f.get(12)?.parse::<f64>().ok()?)
+            [11, 12]
+                .map(|k| {
+                    stat_field(&stat, k)
+                        .and_then(|v| v.parse::<f64>().ok())
+                        .unwrap_or(0.0)
+                })
+                .iter()
+                .sum::<f64>()
         })
         .sum::<f64>()
         / ticks
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_processor_time_of_a_group_is_read_off_proc() {
+        // This test's own process group, after a tenth of a second of work.
+        let start = Instant::now();
+        let mut x = 0u64;
+        while start.elapsed() < Duration::from_millis(100) {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1);
+        }
+        std::hint::black_box(x);
+        let pgid = nix::unistd::getpgrp().as_raw();
+        assert!(cpu_seconds(pgid) >= 0.05, "{}", cpu_seconds(pgid));
+        assert_eq!(cpu_seconds(i32::MAX), 0.0);
+    }
 }

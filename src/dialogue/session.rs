@@ -727,7 +727,7 @@ fn is_zombie(pid: i32) -> bool {
 
 /// Field `k` of a `/proc/…/stat` file counted after the command name (0: the state, 2: the
 /// process group); `None` when the file cannot be read.
-fn stat_field(path: &std::path::Path, k: usize) -> Option<String> {
+pub(super) fn stat_field(path: &std::path::Path, k: usize) -> Option<String> {
     let stat = std::fs::read_to_string(path).ok()?;
     let (_, rest) = stat.rsplit_once(')')?;
     rest.split_whitespace().nth(k).map(str::to_string)

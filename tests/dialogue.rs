@@ -154,34 +154,25 @@ fn a_program_that_reads_and_never_answers_fails_with_what_was_sent() {
 
 #[test]
 fn a_process_left_behind_is_killed() {
-    let r = play(
-        "exec:python3 tests/fixtures/programs/leaves-a-child.py",
-        HITS,
-        5,
-    );
-    assert_ne!(r.status, Status::Passed);
-    // `sleep 1000` in a session of its own, found by the mark every child carries.
-    let left = std::fs::read_dir("/proc")
-        .unwrap()
-        .flatten()
-        .filter_map(|e| std::fs::read(e.path().join("cmdline")).ok())
-        .filter(|c| c == b"sleep\x001000\x00")
-        .count();
-    // Other tests may run their own `sleep 1000`; ours carried the mark and is gone, so at
-    // least the count does not grow with each run. Run twice to be sure.
-    let r2 = play(
-        "exec:python3 tests/fixtures/programs/leaves-a-child.py",
-        HITS,
-        5,
-    );
-    assert_ne!(r2.status, Status::Passed);
-    let after = std::fs::read_dir("/proc")
-        .unwrap()
-        .flatten()
-        .filter_map(|e| std::fs::read(e.path().join("cmdline")).ok())
-        .filter(|c| c == b"sleep\x001000\x00")
-        .count();
-    assert!(after <= left, "a `sleep 1000` outlived its dialogue");
+    // `sleep 1017` (a length no other test sleeps) in a session of its own, found by the
+    // mark every child carries: none is left once the dialogue is over, run after run.
+    let running = || {
+        std::fs::read_dir("/proc")
+            .unwrap()
+            .flatten()
+            .filter_map(|e| std::fs::read(e.path().join("cmdline")).ok())
+            .filter(|c| c == b"sleep\x001017\x00")
+            .count()
+    };
+    for _ in 0..2 {
+        let r = play(
+            "exec:python3 tests/fixtures/programs/leaves-a-child.py",
+            HITS,
+            5,
+        );
+        assert_ne!(r.status, Status::Passed);
+        assert_eq!(running(), 0, "a `sleep 1017` outlived its dialogue");
+    }
 }
 
 #[test]

@@ -77,6 +77,7 @@ impl Server {
         let group = MemoryGroup::new(program.limits.memory_mib);
         // Its games' reads are seen only as announced.
         let announce = announcement_pipe()?;
+        let (wake, woken) = announcement_pipe()?;
         let mut env = program.env.clone();
         env.push(("BROADSIDE_READ_FD".into(), "3".into()));
         let _ = nix::sys::prctl::set_child_subreaper(true);
@@ -98,7 +99,6 @@ impl Server {
         let stdout = child.stdout().take()?;
         let stderr = child.stderr().take()?;
         let (tx, replies) = std::sync::mpsc::channel();
-        let (wake, woken) = announcement_pipe()?;
         std::thread::spawn(move || read_replies(stdout, &tx, &woken));
         let errors = Errors::default();
         let sink = errors.clone();
@@ -127,8 +127,12 @@ impl Server {
     pub(super) fn begin(&mut self) -> Option<Game> {
         let n = self.games;
         self.games += 1;
-        let paths = ["in", "out", "err"].map(|k| self.plan.fifos.join(format!("{n}.{k}")));
-        let game = self.make_fifos(&paths).and_then(|()| self.open(n, &paths));
+        // Named by the server's mark too: no two servers' games share a name.
+        let name = format!("{}-{n}", self.marker);
+        let paths = ["in", "out", "err"].map(|k| self.plan.fifos.join(format!("{name}.{k}")));
+        let game = self
+            .make_fifos(&paths)
+            .and_then(|()| self.open(&name, &paths));
         for p in &paths {
             let _ = std::fs::remove_file(p);
         }
@@ -150,7 +154,7 @@ impl Server {
         Some(())
     }
 
-    fn open(&mut self, n: u32, paths: &[std::path::PathBuf; 3]) -> Option<Game> {
+    fn open(&mut self, name: &str, paths: &[std::path::PathBuf; 3]) -> Option<Game> {
         use nix::fcntl::OFlag;
         let read = OFlag::O_RDONLY | OFlag::O_NONBLOCK | OFlag::O_CLOEXEC;
         let stdout = open_fifo(&paths[1], read).ok()?;
@@ -163,7 +167,7 @@ impl Server {
         let inside = &self.plan.fifos_inside;
         writeln!(
             self.control,
-            "game\t{inside}/{n}.in\t{inside}/{n}.out\t{inside}/{n}.err"
+            "game\t{inside}/{name}.in\t{inside}/{name}.out\t{inside}/{name}.err"
         )
         .and_then(|()| self.control.flush())
         .ok()?;

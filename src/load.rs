@@ -99,12 +99,8 @@ pub fn read_source(path: &Utf8Path) -> Result<Source, Diagnostic> {
 }
 
 fn file_error(path: &Utf8Path, message: &str, expected: &str) -> Diagnostic {
-    Diagnostic::new(
-        &Source::new(path.as_str(), ""),
-        None,
-        format!("{path}: {message}"),
-    )
-    .expected(expected)
+    // The diagnostic names the file itself.
+    Diagnostic::new(&Source::new(path.as_str(), ""), None, message.to_string()).expected(expected)
 }
 
 /// Whether a TOML file is a spec rather than a scenario (a spec names its `handout`).

@@ -112,7 +112,7 @@ enum Command {
     Run(RunArgs),
     /// Grade a class: every sub-folder of --submissions against the suites, in parallel.
     #[command(
-        after_help = "Examples:\n  broadside grade --suite fixtures/scenarios/solo-10x10 --submissions fixtures/submissions/solo-10x10 --out graded\n  broadside grade --suite published --suite hidden --submissions class --out graded --jobs 4 --resume\n  broadside grade --suite s --submissions class --out graded-2 --shard 2/4   # then: broadside merge graded-* --out graded\n\nWrites OUT/<submission>/report.json (staff), results.json (Gradescope), junit.xml and report.txt (student view), then OUT/summary.csv and OUT/summary.json.\n\nExit codes: 0 every submission graded, 1 the run was interrupted or a submission's report could not be written, 2 the inputs are wrong, 3 the summary could not be written."
+        after_help = "Examples:\n  broadside grade --suite fixtures/scenarios/solo-10x10 --submissions fixtures/submissions/solo-10x10 --out graded\n  broadside grade --suite published --suite hidden --submissions class --out graded --jobs 4 --resume\n  broadside grade --suite s --submissions class --out graded-2 --shard 2/4   # then: broadside merge graded-* --out graded\n\nWrites OUT/<submission>/report.json (staff), results.json (Gradescope), junit.xml and report.txt (student view), then OUT/summary.csv and OUT/summary.json.\n\nExit codes: 0 every submission graded, 1 the run was interrupted or a submission could not be set up or its report written (left not graded), 2 the inputs are wrong, 3 the output folder or the summary could not be written."
     )]
     Grade(cli::grade::GradeArgs),
     /// Build a Gradescope autograder zip: this binary, the suites, setup.sh and

@@ -35,7 +35,11 @@ pub fn check_interpreter() -> Result<(), String> {
     CHECKED
         .get_or_init(|| {
             let python = interpreter();
-            let fix = "install Python 3 (apt-get install python3) or set BROADSIDE_PYTHON to one";
+            let fix = if std::env::var_os("BROADSIDE_PYTHON").is_some() {
+                "point BROADSIDE_PYTHON at a Python 3.8 or newer, or unset it to use python3"
+            } else {
+                "install Python 3: apt-get install python3; or point BROADSIDE_PYTHON at one"
+            };
             let out = std::process::Command::new(&python)
                 .args([
                     "-c",
@@ -43,12 +47,12 @@ pub fn check_interpreter() -> Result<(), String> {
                 ])
                 .stdin(std::process::Stdio::null())
                 .output()
-                .map_err(|e| format!("could not run the Python interpreter `{python}`: {e} ({fix})"))?;
+                .map_err(|e| format!("could not run the Python interpreter `{python}`: {e}; {fix}"))?;
             if out.status.success() {
                 Ok(())
             } else {
                 Err(format!(
-                    "the Python interpreter `{python}` is not Python 3.8 or newer, or does not run ({}; {fix})",
+                    "the Python interpreter `{python}` is not Python 3.8 or newer, or does not run ({}); {fix}",
                     out.status
                 ))
             }

@@ -146,7 +146,10 @@ pub fn grade(args: GradeArgs) -> anyhow::Result<u8> {
         );
     }
     std::fs::create_dir_all(&args.out).map_err(|e| {
-        crate::GraderSide(format!("failed to create the output folder {}: {e}", args.out))
+        crate::GraderSide(format!(
+            "failed to create the output folder {}: {e}",
+            args.out
+        ))
     })?;
     let users = broadside::target::limits::claim_uid_block()
         .context("failed to claim users for the job slots")?;

@@ -28,6 +28,7 @@ use crate::target::process::{Contained, contained, kill_marked, new_marker};
 use crate::target::{Fault, FaultKind, Program};
 use process_wrap::std::ChildWrapper;
 use std::io::{Read, Write};
+use std::os::fd::OwnedFd;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -108,6 +109,19 @@ enum Runner {
     /// A game of a game server (see [`super::server`]), handed back to the program for its
     /// next game when this one ended cleanly; `None` once it is stopped.
     Served(Option<Box<Server>>),
+}
+
+/// What a session is made of, however its game is run (see [`Session::assemble`]).
+struct Parts {
+    runner: Runner,
+    stdin: Option<std::fs::File>,
+    /// Standard output, then standard error (`true`), those there are.
+    outputs: Vec<(std::fs::File, bool)>,
+    marker: String,
+    pgid: i32,
+    announcements: Option<OwnedFd>,
+    wake: Option<OwnedFd>,
+    group: Option<crate::target::cgroup::MemoryGroup>,
 }
 
 /// A running program.
@@ -194,50 +208,24 @@ impl Session {
         })?;
         // Only the child keeps the write end: its end closes the pipe.
         let announcements = announce.map(|(r, _)| r);
-        let stdin = child.stdin().take();
-        let stdout = child.stdout().take();
-        let stderr = child.stderr().take();
-        let shared = Arc::new(Mutex::new(Shared::default()));
-        let mut readers = Vec::new();
+        let file = |fd: OwnedFd| std::fs::File::from(fd);
+        let stdin = child.stdin().take().map(|s| file(s.into()));
         let mut outputs = Vec::new();
-        let mut busy = Vec::new();
-        if let Some(out) = stdout {
-            outputs.push(dup_fd(&out));
-            let flag = Arc::new(std::sync::atomic::AtomicBool::new(false));
-            readers.push(reader(out, shared.clone(), false, flag.clone()));
-            busy.push(flag);
-        }
-        if let Some(err) = stderr {
-            outputs.push(dup_fd(&err));
-            let flag = Arc::new(std::sync::atomic::AtomicBool::new(false));
-            readers.push(reader(err, shared.clone(), true, flag.clone()));
-            busy.push(flag);
-        }
+        outputs.extend(child.stdout().take().map(|s| (file(s.into()), false)));
+        outputs.extend(child.stderr().take().map(|s| (file(s.into()), true)));
         let pgid = i32::try_from(child.id()).unwrap_or(0);
-        Ok(Session {
+        let parts = Parts {
             runner: Runner::Own(child),
-            stdin: stdin.map(|s| std::fs::File::from(std::os::fd::OwnedFd::from(s))),
-            shared,
-            readers,
+            stdin,
+            outputs,
             marker,
             pgid,
-            limits: program.limits.clone(),
-            taken: 0,
-            quiet_only: wait_by == InputWait::Quiet,
-            announced_only: wait_by == InputWait::AnnouncedOnly,
             announcements,
-            announced: false,
             wake: None,
-            busy,
-            members: vec![pgid],
-            members_at: Instant::now(),
-            left_in_group: Vec::new(),
-            taken_err: 0,
-            sent_at: Instant::now(),
-            outputs: outputs.into_iter().flatten().collect(),
-            ended: None,
             group,
-        })
+        };
+        let shared = Arc::new(Mutex::new(Shared::default()));
+        Ok(Session::assemble(parts, shared, &program.limits, wait_by))
     }
 
     /// A game of `program`'s game server, if it has one: the server parked after its last
@@ -268,39 +256,59 @@ impl Session {
         let game = server.begin()?;
         let shared = Arc::new(Mutex::new(Shared::default()));
         server.show_errors_in(Some(shared.clone()));
+        let parts = Parts {
+            stdin: Some(game.stdin),
+            outputs: vec![(game.stdout, false), (game.stderr, true)],
+            marker: server.marker().to_string(),
+            pgid: server.pgid(),
+            announcements: server.announcements(),
+            wake: server.wake(),
+            group: None,
+            runner: Runner::Served(Some(server)),
+        };
+        Some(Session::assemble(parts, shared, &program.limits, wait_by))
+    }
+
+    /// A session of `parts`, its outputs read into `shared`: nothing said or taken yet.
+    fn assemble(
+        parts: Parts,
+        shared: Arc<Mutex<Shared>>,
+        limits: &Limits,
+        wait_by: InputWait,
+    ) -> Session {
         let mut readers = Vec::new();
         let mut outputs = Vec::new();
         let mut busy = Vec::new();
-        for (out, is_err) in [(game.stdout, false), (game.stderr, true)] {
-            outputs.push(dup_fd(&out));
+        for (out, is_err) in parts.outputs {
+            outputs.extend(dup_fd(&out));
             let flag = Arc::new(std::sync::atomic::AtomicBool::new(false));
             readers.push(reader(out, shared.clone(), is_err, flag.clone()));
             busy.push(flag);
         }
-        Some(Session {
-            stdin: Some(game.stdin),
+        Session {
+            runner: parts.runner,
+            stdin: parts.stdin,
             shared,
             readers,
-            marker: server.marker().to_string(),
-            pgid: server.pgid(),
-            limits: program.limits.clone(),
+            marker: parts.marker,
+            pgid: parts.pgid,
+            limits: limits.clone(),
             taken: 0,
             quiet_only: wait_by == InputWait::Quiet,
             announced_only: wait_by == InputWait::AnnouncedOnly,
-            announcements: server.announcements(),
+            announcements: parts.announcements,
             announced: false,
-            wake: server.wake(),
+            wake: parts.wake,
             busy,
-            members: vec![server.pgid()],
+            members: vec![parts.pgid],
             members_at: Instant::now(),
             left_in_group: Vec::new(),
             taken_err: 0,
             sent_at: Instant::now(),
-            outputs: outputs.into_iter().flatten().collect(),
+            outputs,
             ended: None,
-            group: None,
-            runner: Runner::Served(Some(server)),
-        })
+            group: parts.group,
+        }
     }
 
     /// Writes `line` and a newline to the program's input.

@@ -4,6 +4,7 @@
 use super::scheme::{FigureKind, FigureSpec};
 use super::sheet::{Figure, FigureState};
 use super::tools::{Copy, find, folder_of, read_lossy, shown};
+use crate::target::program::java_lex;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -917,55 +918,10 @@ fn javac(spec: &FigureSpec, root: &Path, uid: u32) -> Result<Figure, String> {
     Ok(f)
 }
 
-/// The comments of a Java (or C-like) source: `//` lines and `/* */` blocks, with the line
-/// each starts on; string and character literals are skipped, so `"// not a comment"` is not
-/// one.
+/// The comments of a Java (or C-like) source, with the line each starts on (the lexer that
+/// also tells a Java program's code from its comments: [`java_lex`]).
 fn comments(text: &str) -> Vec<(usize, String)> {
-    let mut out: Vec<(usize, String)> = Vec::new();
-    let chars: Vec<char> = text.chars().collect();
-    let (mut i, mut line) = (0, 1);
-    while i < chars.len() {
-        let c = chars[i];
-        let next = chars.get(i + 1).copied();
-        match c {
-            '\n' => {
-                line += 1;
-                i += 1;
-            }
-            '"' | '\'' => {
-                // A literal: up to its unescaped end, or the end of the line.
-                i += 1;
-                while i < chars.len() && chars[i] != c && chars[i] != '\n' {
-                    i += if chars[i] == '\\' { 2 } else { 1 };
-                }
-                i += 1;
-            }
-            '/' if next == Some('/') => {
-                let start = i + 2;
-                let mut end = start;
-                while end < chars.len() && chars[end] != '\n' {
-                    end += 1;
-                }
-                out.push((line, chars[start..end].iter().collect()));
-                i = end;
-            }
-            '/' if next == Some('*') => {
-                let (start, first) = (i + 2, line);
-                let mut end = start;
-                while end < chars.len() && !(chars[end] == '*' && chars.get(end + 1) == Some(&'/'))
-                {
-                    if chars[end] == '\n' {
-                        line += 1;
-                    }
-                    end += 1;
-                }
-                out.push((first, chars[start..end.min(chars.len())].iter().collect()));
-                i = end + 2;
-            }
-            _ => i += 1,
-        }
-    }
-    out
+    java_lex(text).1
 }
 
 /// An x500 (a University of Minnesota login: letters then digits, `park1623`) in a comment of

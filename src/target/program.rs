@@ -490,46 +490,65 @@ fn serves_games(texts: &[String]) -> bool {
 /// Java source with its comments and string and character literals blanked out (each
 /// replaced by a space), so a word in them does not count as code.
 fn code_only(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
+    java_lex(text).0
+}
+
+/// Java (or C-like) source read by a small lexer: the code, with each comment and each
+/// string or character literal replaced by a space (line breaks outside them kept), and the
+/// comments, `//` lines and `/* */` blocks, with the line each starts on. A literal ends at
+/// its unescaped quote or at the end of its line, so `"// not a comment"` is none.
+pub(crate) fn java_lex(text: &str) -> (String, Vec<(usize, String)>) {
+    let mut code = String::with_capacity(text.len());
+    let mut comments: Vec<(usize, String)> = Vec::new();
+    let chars: Vec<char> = text.chars().collect();
+    let (mut i, mut line) = (0, 1);
+    while i < chars.len() {
+        let c = chars[i];
+        let next = chars.get(i + 1).copied();
         match c {
-            '/' if chars.peek() == Some(&'/') => {
-                for d in chars.by_ref() {
-                    if d == '\n' {
-                        out.push('\n');
-                        break;
-                    }
-                }
-            }
-            '/' if chars.peek() == Some(&'*') => {
-                chars.next();
-                let mut last = ' ';
-                for d in chars.by_ref() {
-                    if last == '*' && d == '/' {
-                        break;
-                    }
-                    last = d;
-                }
-                out.push(' ');
+            '\n' => {
+                code.push('\n');
+                line += 1;
+                i += 1;
             }
             '"' | '\'' => {
-                let mut escaped = false;
-                for d in chars.by_ref() {
-                    if escaped {
-                        escaped = false;
-                    } else if d == '\\' {
-                        escaped = true;
-                    } else if d == c || d == '\n' {
-                        break;
-                    }
+                i += 1;
+                while i < chars.len() && chars[i] != c && chars[i] != '\n' {
+                    i += if chars[i] == '\\' { 2 } else { 1 };
                 }
-                out.push(' ');
+                i += 1;
+                code.push(' ');
             }
-            _ => out.push(c),
+            '/' if next == Some('/') => {
+                let start = i + 2;
+                let mut end = start;
+                while end < chars.len() && chars[end] != '\n' {
+                    end += 1;
+                }
+                comments.push((line, chars[start..end].iter().collect()));
+                i = end;
+            }
+            '/' if next == Some('*') => {
+                let (start, first) = (i + 2, line);
+                let mut end = start;
+                while end < chars.len() && !(chars[end] == '*' && chars.get(end + 1) == Some(&'/'))
+                {
+                    if chars[end] == '\n' {
+                        line += 1;
+                    }
+                    end += 1;
+                }
+                comments.push((first, chars[start..end.min(chars.len())].iter().collect()));
+                i = end + 2;
+                code.push(' ');
+            }
+            _ => {
+                code.push(c);
+                i += 1;
+            }
         }
     }
-    out
+    (code, comments)
 }
 
 /// Limits for a JVM: data-size memory (a JVM reserves address space it never touches), at

@@ -38,7 +38,8 @@ use std::sync::Arc;
 /// running executable re-executed, so only the `broadside` binary grades native targets.
 ///
 /// Errors: an unknown target kind, a path that does not exist, or no compiler to build a
-/// `haskell:` submission. A submission that does not compile is not an error: its target
+/// `haskell:` submission ([`TargetError::Input`]); a Python interpreter that does not run
+/// ([`TargetError::Grader`]). A submission that does not compile is not an error: its target
 /// fails every scenario at setup with the compiler's message.
 pub fn from_spec(
     spec: &str,

@@ -11,7 +11,7 @@ use broadside::report::{ScenarioResult, Status, Verdict};
 use broadside::scenario::Scenario;
 use broadside::spec::SpecSet;
 use broadside::target::limits::{Limits, NOBODY};
-use broadside::target::{FaultKind, Reference, Target, from_spec};
+use broadside::target::{FaultKind, Reference, Target, TargetSpec, from_spec};
 use std::time::Duration;
 
 fn scenario(path: &str) -> Scenario {
@@ -32,7 +32,7 @@ fn play(target: &str, scenario_path: &str, answer_secs: u64) -> ScenarioResult {
     if target.starts_with("java:") {
         common::needs_jdk();
     }
-    let mut t = from_spec(target, limits(answer_secs), NOBODY).unwrap();
+    let mut t = from_spec(&target.parse().unwrap(), limits(answer_secs), NOBODY).unwrap();
     run_scenario(&scenario(scenario_path), t.as_mut())
 }
 
@@ -207,7 +207,7 @@ fn the_reference_plays_no_dialogue_and_a_program_no_step_scenario() {
     let reference = Reference::new();
     assert!(!plays(&reference as &dyn Target, &dialogue));
     assert!(plays(&reference as &dyn Target, &steps));
-    let program = from_spec("exec:true", Limits::default(), NOBODY).unwrap();
+    let program = from_spec(&"exec:true".parse().unwrap(), Limits::default(), NOBODY).unwrap();
     assert!(plays(program.as_ref(), &dialogue));
     assert!(!plays(program.as_ref(), &steps));
     let out = broadside()
@@ -275,7 +275,8 @@ fn where_reads_cannot_be_seen_a_quiet_spell_stands_in() {
 
 #[test]
 fn an_empty_exec_command_is_refused() {
-    assert!(from_spec("exec:  ", Limits::default(), NOBODY).is_err());
+    let refused = "exec:  ".parse::<TargetSpec>().unwrap_err();
+    assert!(refused.contains("`exec:` needs a command"), "{refused}");
 }
 
 #[test]

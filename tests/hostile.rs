@@ -480,9 +480,9 @@ fn shared_memory_a_submission_leaves_is_its_own_and_gone_with_it() {
 #[test]
 fn under_run_a_daemon_that_sheds_the_mark_is_found_by_its_user_and_killed() {
     let alive = || {
-        broadside::target::process::processes()
+        broadside::target::procs::all()
             .iter()
-            .any(|(_, dir)| broadside::target::process::cmdline(dir).contains("daemon-left-behind"))
+            .any(|p| broadside::target::procs::line_of(p).contains("daemon-left-behind"))
     };
     assert!(!alive(), "a daemon from an earlier run is still there");
     let out = assert_cmd::Command::cargo_bin("broadside")

@@ -9,7 +9,8 @@
 //! create `/autograder/results`: the script does. Its standard output is the instructors'
 //! "Autograder Output" box: broadside's one-line summary goes there.
 
-use crate::{exit, joined};
+use super::joined;
+use crate::exit;
 use anyhow::Context;
 use camino::{Utf8Path, Utf8PathBuf};
 use std::io::Write;
@@ -65,7 +66,11 @@ pub fn autograder(args: AutograderArgs) -> anyhow::Result<u8> {
     let languages: std::collections::BTreeSet<String> = loaded
         .scenarios
         .iter()
-        .filter_map(|s| specs.get(&s.assignment).map(|spec| spec.language.clone()))
+        .filter_map(|s| {
+            specs
+                .get(&s.assignment)
+                .map(|spec| spec.language.name().to_string())
+        })
         .collect();
     let spec_names: Vec<String> = args
         .specs

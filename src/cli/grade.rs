@@ -1,7 +1,9 @@
 //! `broadside grade` and `broadside merge`: the command-line edge of [`broadside::grade`]
 //! (flags, Ctrl-C, the progress bar, the summary files).
 
-use crate::{LimitArgs, exit, joined, plural, print_diagnostics};
+use super::limits::LimitArgs;
+use super::{joined, plural, print_diagnostics};
+use crate::exit;
 use anyhow::Context;
 use broadside::grade::{
     ClassSummary, Graded, Plan, Progress, Shard, Submission, Written, discover, read_graded,
@@ -110,11 +112,14 @@ pub fn grade(args: GradeArgs) -> anyhow::Result<u8> {
         Ok(all) => all,
         Err(code) => return Ok(code),
     };
-    crate::warn_readable_hidden(&loaded.scenarios);
+    super::warn_readable_hidden(&loaded.scenarios);
     if loaded.scenarios.is_empty() {
         anyhow::bail!("no scenarios found under {}", joined(&args.suites));
     }
     let template = template_or_default(args.target.as_deref(), &loaded.scenarios, &specs)?;
+    let template_spec: broadside::target::TargetSpec = template
+        .parse()
+        .map_err(|e: String| anyhow::anyhow!("--target: {e}"))?;
     check_out_folder(&args.out, &args.submissions, &args.suites)?;
     let mut submissions = discover(&args.submissions).map_err(anyhow::Error::msg)?;
     // The links to folders whose names are not UTF-8 go when grading ends, however it ends.
@@ -189,7 +194,7 @@ pub fn grade(args: GradeArgs) -> anyhow::Result<u8> {
     };
     let make = |sub: &Submission, slot: usize| {
         // A `cmd:` or `exec:` template goes through `sh -c`: the folder is quoted as one word.
-        let path = if template.starts_with("cmd:") || template.starts_with("exec:") {
+        let path = if template_spec.is_command() {
             shlex::try_quote(sub.path.as_str())
                 .map(|q| q.into_owned())
                 .unwrap_or_else(|_| sub.path.to_string())
@@ -199,6 +204,7 @@ pub fn grade(args: GradeArgs) -> anyhow::Result<u8> {
         let spec = template.replace("{}", &path);
         let uid = users.base + u32::try_from(slot).unwrap_or(0);
         // Either way the submission is not graded (listed with why, retried by --resume).
+        let spec: broadside::target::TargetSpec = spec.parse()?;
         broadside::target::from_spec(&spec, limits.clone(), uid).map_err(|e| e.to_string())
     };
     let progress = Reporter::new(plan.submissions.len());
@@ -388,7 +394,7 @@ pub fn load_suites_checked(
     ),
     u8,
 > {
-    let specs = crate::specs_or_diagnostics(specs)?;
+    let specs = super::specs_or_diagnostics(specs)?;
     let (loaded, suites) = load::load_suites(suites, &specs);
     if !loaded.errors.is_empty() {
         print_diagnostics(&loaded.errors);
@@ -422,7 +428,7 @@ fn default_template(
 ) -> anyhow::Result<String> {
     let languages: std::collections::BTreeSet<&str> = scenarios
         .iter()
-        .filter_map(|s| specs.get(&s.assignment).map(|spec| spec.language.as_str()))
+        .filter_map(|s| specs.get(&s.assignment).map(|spec| spec.language.name()))
         .collect();
     match languages.into_iter().collect::<Vec<_>>().as_slice() {
         ["python"] => Ok("python:{}".to_string()),

@@ -68,7 +68,7 @@ fn likely_assignments(path: &Utf8Path, kind: &str, specs: &SpecSet) -> Vec<Strin
         .ids()
         .into_iter()
         .filter_map(|id| specs.get(id).map(|s| s.as_ref()))
-        .filter(|s| s.language == language)
+        .filter(|s| s.language.name() == language)
         .collect();
     let scores: Vec<usize> = candidates.iter().map(|s| named(s, &text)).collect();
     let best = scores.iter().copied().max().unwrap_or(0);

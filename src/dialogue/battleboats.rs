@@ -29,25 +29,6 @@ use crate::target::Program;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
-/// The moves a battleboats dialogue may plan.
-pub const MOVES: [&str; 15] = [
-    "print",
-    "hit-each-boat",
-    "sink-smallest",
-    "miss",
-    "repeat-hit",
-    "repeat-miss",
-    "off-board",
-    "off-board-far",
-    "drone-row",
-    "drone-col",
-    "drone-bad-input",
-    "missile-corner",
-    "missile-off-board",
-    "fire-missile-cell",
-    "sink-all",
-];
-
 /// The rules a battleboats dialogue judges.
 pub static RULES: [Rule; 12] = [
     Rule {
@@ -119,14 +100,8 @@ impl DialogueDriver for Driver {
     fn assignment(&self) -> &'static str {
         "battleboats"
     }
-    fn moves(&self) -> &'static [&'static str] {
-        &MOVES
-    }
     fn rules(&self) -> &'static [Rule] {
         &RULES
-    }
-    fn check_plan(&self, moves: &[&str]) -> Result<(), (usize, String)> {
-        check_plan(moves)
     }
     fn judged(&self, plan: &Dialogue, _: &Scenario) -> Vec<&'static str> {
         let mut out = Vec::new();
@@ -170,32 +145,6 @@ impl DialogueDriver for Driver {
     ) -> Played {
         play(scenario, plan, program, at, sheet)
     }
-}
-
-/// Checks that a plan can be played: a repeat after a shot of its kind, a shot on a missile's
-/// cell after a missile, and nothing after `sink-all` (which ends the game).
-///
-/// Errors: the index of the first move that cannot be played, and why.
-pub fn check_plan(moves: &[&str]) -> Result<(), (usize, String)> {
-    for (i, m) in moves.iter().enumerate() {
-        let before = &moves[..i];
-        let after_any = |names: &[&str]| before.iter().any(|b| names.contains(b));
-        let problem = match *m {
-            _ if after_any(&["sink-all"]) => Some("nothing after `sink-all` (it ends the game)"),
-            "repeat-hit" if !after_any(&["hit-each-boat", "sink-smallest"]) => {
-                Some("a hit before `repeat-hit` (`hit-each-boat` or `sink-smallest`)")
-            }
-            "repeat-miss" if !after_any(&["miss"]) => Some("a `miss` before `repeat-miss`"),
-            "fire-missile-cell" if !after_any(&["missile-corner", "missile-off-board"]) => Some(
-                "a missile before `fire-missile-cell` (`missile-corner` or `missile-off-board`)",
-            ),
-            _ => None,
-        };
-        if let Some(p) = problem {
-            return Err((i, p.to_string()));
-        }
-    }
-    Ok(())
 }
 
 /// Plays one battleboats dialogue, then judges what was recorded.

@@ -22,19 +22,6 @@ use crate::spec::Rules;
 use crate::target::Program;
 use std::sync::Arc;
 
-/// The moves a grenades-8x8 dialogue may plan.
-pub const MOVES: [&str; 9] = [
-    "place-off-grid",
-    "place-occupied",
-    "place",
-    "initial-grid",
-    "fire-own-ship",
-    "fire-own-grenade",
-    "fire-off-grid",
-    "fire-recalled",
-    "sweep",
-];
-
 /// The rules a grenades-8x8 dialogue judges, each from the handout's steps.
 pub static RULES: [Rule; 14] = [
     Rule {
@@ -116,14 +103,8 @@ impl DialogueDriver for Driver {
     fn assignment(&self) -> &'static str {
         "grenades-8x8"
     }
-    fn moves(&self) -> &'static [&'static str] {
-        &MOVES
-    }
     fn rules(&self) -> &'static [Rule] {
         &RULES
-    }
-    fn check_plan(&self, moves: &[&str]) -> Result<(), (usize, String)> {
-        check_plan(moves)
     }
     fn judged(&self, plan: &Dialogue, _: &Scenario) -> Vec<&'static str> {
         let mut out = Vec::new();
@@ -232,55 +213,6 @@ struct Round {
     line: usize,
     /// The move that sent it.
     name: String,
-}
-
-/// Checks that a plan can be played: every placement move before `place` (which places the
-/// rest), `place` before any rocket, a re-call after a rocket, and nothing after `sweep`
-/// (which plays the game to its end).
-///
-/// Errors: the index of the first move that cannot be played, and why.
-pub fn check_plan(moves: &[&str]) -> Result<(), (usize, String)> {
-    let placing = ["place-off-grid", "place-occupied", "place"];
-    for (i, m) in moves.iter().enumerate() {
-        let before = &moves[..i];
-        let placed = before.contains(&"place");
-        let problem = match *m {
-            _ if before.contains(&"sweep") => {
-                Some("nothing after `sweep` (it plays the game to its end)")
-            }
-            m if placing.contains(&m) && placed => {
-                Some("every placement move before `place`, which places the rest")
-            }
-            m if !placing.contains(&m) && !placed => {
-                Some("`place` before any rocket (the human's ships and grenades go first, step 1)")
-            }
-            "initial-grid"
-                if before
-                    .iter()
-                    .any(|b| b.starts_with("fire-") || *b == "sweep") =>
-            {
-                Some("`initial-grid` before the first rocket (it judges what is shown then)")
-            }
-            "fire-recalled"
-                if !before
-                    .iter()
-                    .any(|b| b.starts_with("fire-") && *b != "fire-off-grid") =>
-            {
-                Some("a rocket before `fire-recalled` (`fire-own-ship` or `fire-own-grenade`)")
-            }
-            _ => None,
-        };
-        if let Some(p) = problem {
-            return Err((i, p.to_string()));
-        }
-    }
-    if !moves.contains(&"place") {
-        return Err((
-            moves.len().saturating_sub(1),
-            "a `place` move (the human's ships and grenades)".into(),
-        ));
-    }
-    Ok(())
 }
 
 /// Plays one grenades-8x8 dialogue.

@@ -22,23 +22,19 @@ mod talk;
 
 use crate::report::{Divergence, ScenarioResult};
 use crate::scenario::{Dialogue, Scenario};
-use crate::target::{Fault, FaultKind, Program, Target};
+use crate::target::{Fault, FaultKind, Program};
 use sheet::{Rule, Sheet};
 use talk::{Stop, Talk};
 
-/// One whole-program assignment's driver: the moves its dialogues may plan, the handout
-/// rules it judges, and how it plays a game. A new whole-program assignment is one file
-/// implementing this, one line in [`DRIVERS`], and its spec.
+/// One whole-program assignment's driver: the handout rules it judges and how it plays a
+/// game's moves. A new whole-program assignment is one file implementing this, one line in
+/// [`DRIVERS`], its plan grammar (the moves a plan may name, their order) in
+/// [`crate::scenario::plan`], and its spec.
 pub trait DialogueDriver: Sync {
     /// The assignment id (the spec's `id`) it drives.
     fn assignment(&self) -> &'static str;
-    /// The moves a plan may name.
-    fn moves(&self) -> &'static [&'static str];
     /// Every rule it can judge, each citing its handout clause.
     fn rules(&self) -> &'static [Rule];
-    /// Checks that a plan can be played in its order. Errors: the index of the first move
-    /// that cannot, and why.
-    fn check_plan(&self, moves: &[&str]) -> Result<(), (usize, String)>;
     /// What the report names as the code at fault for a failed rule: the handout's entry
     /// point (solo-10x10's `main`), or the program as a whole.
     fn entry(&self) -> &'static str {
@@ -68,18 +64,6 @@ pub fn driver(id: &str) -> Option<&'static dyn DialogueDriver> {
 /// The assignments graded as whole programs.
 pub fn assignments() -> Vec<&'static str> {
     DRIVERS.iter().map(|d| d.assignment()).collect()
-}
-
-/// The moves a dialogue scenario of assignment `id` may plan; `None` for an assignment
-/// without dialogues.
-pub fn vocabulary(id: &str) -> Option<&'static [&'static str]> {
-    driver(id).map(|d| d.moves())
-}
-
-/// Checks that a plan of moves (all from the assignment's vocabulary) can be played in its
-/// order. Errors: the index of the first move that cannot, and why.
-pub fn check_plan(id: &str, moves: &[&str]) -> Result<(), (usize, String)> {
-    driver(id).map_or(Ok(()), |d| d.check_plan(moves))
 }
 
 /// Where a dialogue is, for feedback: the move being played and the board as the reference
@@ -148,13 +132,15 @@ impl Progress {
     }
 }
 
-/// Plays `scenario`'s dialogue with a fresh run of `target`'s program and marks its sheet.
+/// Plays `scenario`'s dialogue with a fresh run of `program` and marks its sheet; with the
+/// fault that keeps the submission from being one (it does not compile), the scenario is
+/// an error with that fault.
 ///
 /// The scenario's points are shared equally among the rules its plan judges; a rule
 /// failed or not observed earns nothing. Status: `passed` when every rule passed, `error`
 /// when a fault (an exception, a crash, a hang, a flood, a leak) ended the game, else
 /// `failed`. The first failed rule is also the result's `divergence`.
-pub fn run(scenario: &Scenario, target: &dyn Target) -> ScenarioResult {
+pub fn run(scenario: &Scenario, program: Result<&Program, &Fault>) -> ScenarioResult {
     let mut result = ScenarioResult::new(scenario);
     let (Some(plan), Some(driver)) = (&scenario.dialogue, driver(&scenario.assignment)) else {
         return result.errored(
@@ -169,9 +155,9 @@ pub fn run(scenario: &Scenario, target: &dyn Target) -> ScenarioResult {
         );
     };
     result.steps = plan.moves.len();
-    let program = match target.program() {
+    let program = match program {
         Ok(p) => p,
-        Err(f) => return result.errored(f, None),
+        Err(f) => return result.errored(f.clone(), None),
     };
     let mut at = Progress {
         move_no: 1,
@@ -180,7 +166,7 @@ pub fn run(scenario: &Scenario, target: &dyn Target) -> ScenarioResult {
     };
     let mut sheet = Sheet::new(driver.rules(), &driver.judged(plan, scenario));
     sheet.entry = driver.entry();
-    let played = driver.play(scenario, plan, &program, &mut at, &mut sheet);
+    let played = driver.play(scenario, plan, program, &mut at, &mut sheet);
     let tail = played.talk.as_ref().map(Talk::tail).unwrap_or_default();
     let leftovers = played.talk.map(Talk::finish).unwrap_or_default();
     result.steps_run = if at.move_name.is_empty() {
@@ -266,5 +252,15 @@ pub fn run(scenario: &Scenario, target: &dyn Target) -> ScenarioResult {
             r.status = crate::report::Status::Failed;
             r
         }
+    }
+}
+
+#[cfg(test)]
+mod drivers_and_grammars {
+    /// Every driver has a plan grammar the loader checks plans against, and every grammar a
+    /// driver that plays its moves.
+    #[test]
+    fn every_driver_has_a_plan_grammar_and_every_grammar_a_driver() {
+        assert_eq!(super::assignments(), crate::scenario::plan::assignments());
     }
 }

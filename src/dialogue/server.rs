@@ -11,9 +11,10 @@
 //! the FIFOs as over a child's pipes ([`super::session::Session::served`]); a game that
 //! times out, floods or ends the server itself stops it, and the next game gets a new one.
 
-use super::session::{Shared, Waited, announcement_pipe, ended, group_members, stat_field};
+use super::session::{Shared, Waited, announcement_pipe, ended};
 use crate::target::cgroup::MemoryGroup;
 use crate::target::process::{Contained, contained, kill_marked, new_marker};
+use crate::target::procs;
 use crate::target::program::{GameServer, Program};
 use process_wrap::std::ChildWrapper;
 use std::io::{Read, Write};
@@ -350,24 +351,7 @@ fn pass_errors(mut from: impl Read, to: &Errors) {
 
 /// Processor seconds used so far by the processes of group `pgid`.
 fn cpu_seconds(pgid: i32) -> f64 {
-    // SAFETY: sysconf has no preconditions.
-    let ticks = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as f64;
-    group_members(pgid)
-        .into_iter()
-        .map(|pid| {
-            let stat = std::path::PathBuf::from(format!("/proc/{pid}/stat"));
-            // utime and stime: fields 14 and 15 of the file, 11 and 12 after the name.
-            [11, 12]
-                .map(|k| {
-                    stat_field(&stat, k)
-                        .and_then(|v| v.parse::<f64>().ok())
-                        .unwrap_or(0.0)
-                })
-                .iter()
-                .sum::<f64>()
-        })
-        .sum::<f64>()
-        / ticks
+    procs::cpu_seconds(&procs::group_members(pgid))
 }
 
 #[cfg(test)]

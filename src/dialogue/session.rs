@@ -25,6 +25,7 @@
 use super::server::Server;
 use crate::target::limits::Limits;
 use crate::target::process::{Contained, contained, kill_marked, new_marker};
+use crate::target::procs;
 use crate::target::{Fault, FaultKind, Program};
 use process_wrap::std::ChildWrapper;
 use std::io::{Read, Write};
@@ -493,24 +494,20 @@ impl Session {
     /// input (`None`: it cannot be seen).
     fn group_state(&mut self) -> Group {
         if self.members_at.elapsed() >= MEMBERS_EVERY {
-            self.members = group_members(self.pgid);
+            self.members = procs::group_members(self.pgid);
             self.members_at = Instant::now();
         }
         let mut reading = Some(false);
         for &pid in &self.members {
-            let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
-                continue;
-            };
-            for t in tasks.flatten() {
-                let state = stat_field(&t.path().join("stat"), 0);
-                if state.as_deref() == Some("R") {
+            for (state, dir) in procs::threads(pid) {
+                if state == Some('R') {
                     return Group::Running;
                 }
                 if self.quiet_only || reading == Some(true) {
                     continue;
                 }
-                match std::fs::read_to_string(t.path().join("syscall")) {
-                    Ok(s) if state.as_deref() == Some("S") && in_stdin_read(&s) => {
+                match std::fs::read_to_string(dir.join("syscall")) {
+                    Ok(s) if state == Some('S') && in_stdin_read(&s) => {
                         reading = Some(true);
                     }
                     Ok(_) => {}
@@ -729,31 +726,7 @@ fn in_stdin_read(syscall: &str) -> bool {
 
 /// Whether process `pid` has ended and waits to be reaped (or is gone).
 fn is_zombie(pid: i32) -> bool {
-    let path = std::path::PathBuf::from(format!("/proc/{pid}/stat"));
-    stat_field(&path, 0).is_none_or(|s| s == "Z" || s == "X")
-}
-
-/// Field `k` of a `/proc/…/stat` file counted after the command name (0: the state, 2: the
-/// process group); `None` when the file cannot be read.
-pub(super) fn stat_field(path: &std::path::Path, k: usize) -> Option<String> {
-    let stat = std::fs::read_to_string(path).ok()?;
-    let (_, rest) = stat.rsplit_once(')')?;
-    rest.split_whitespace().nth(k).map(str::to_string)
-}
-
-/// A process's command line, its arguments joined by spaces (empty when gone).
-fn command_line(pid: i32) -> String {
-    crate::target::process::cmdline(std::path::Path::new(&format!("/proc/{pid}")))
-}
-
-/// The processes of process group `pgid`.
-pub(super) fn group_members(pgid: i32) -> Vec<i32> {
-    let group = pgid.to_string();
-    crate::target::process::processes()
-        .into_iter()
-        .filter(|(_, dir)| stat_field(&dir.join("stat"), 2).as_deref() == Some(group.as_str()))
-        .map(|(pid, _)| pid)
-        .collect()
+    procs::state(pid).is_none_or(|s| s == 'Z' || s == 'X')
 }
 
 /// How a process of its own ended, if it has: its first process exited (what it left
@@ -773,10 +746,10 @@ pub(super) fn ended(
         // Waiting on the group waits for all its members: the first one may have ended
         // while something it started runs on. Reap it, and kill the rest (a leak).
         _ if is_zombie(pgid) => {
-            *left = group_members(pgid)
+            *left = procs::group_members(pgid)
                 .into_iter()
                 .filter(|&p| p != pgid)
-                .map(command_line)
+                .map(procs::command_line)
                 .filter(|c| !c.is_empty())
                 .collect();
             let leader = nix::unistd::Pid::from_raw(pgid);

@@ -19,9 +19,6 @@ use crate::spec::{Counter, Rules};
 use crate::target::Program;
 use std::sync::Arc;
 
-/// The moves a solo-10x10 dialogue may plan.
-pub const MOVES: [&str; 4] = ["hostile-input", "quit", "end-of-input", "play"];
-
 /// Lines no player should be able to crash the game with.
 fn hostile_lines() -> Vec<String> {
     [
@@ -99,14 +96,8 @@ impl DialogueDriver for Driver {
     fn entry(&self) -> &'static str {
         "main"
     }
-    fn moves(&self) -> &'static [&'static str] {
-        &MOVES
-    }
     fn rules(&self) -> &'static [Rule] {
         &RULES
-    }
-    fn check_plan(&self, moves: &[&str]) -> Result<(), (usize, String)> {
-        check_plan(moves)
     }
     fn judged(&self, plan: &Dialogue, _: &Scenario) -> Vec<&'static str> {
         let mut out = Vec::new();
@@ -130,23 +121,6 @@ impl DialogueDriver for Driver {
         sheet: &mut Sheet,
     ) -> Played {
         play(scenario, plan, program, at, sheet)
-    }
-}
-
-/// Checks that a plan can be played: nothing after a move that ends the game (`quit`,
-/// `end-of-input`, `play`).
-///
-/// Errors: the index of the first move that cannot be played, and why.
-pub fn check_plan(moves: &[&str]) -> Result<(), (usize, String)> {
-    match moves
-        .iter()
-        .position(|m| ["quit", "end-of-input", "play"].contains(m))
-    {
-        Some(k) if k + 1 < moves.len() => Err((
-            k + 1,
-            format!("nothing after `{}` (it ends the game)", moves[k]),
-        )),
-        _ => Ok(()),
     }
 }
 

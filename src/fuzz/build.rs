@@ -34,11 +34,6 @@ pub struct Provenance {
     pub mode: Option<String>,
 }
 
-/// The decision under which an off-board shot may also be a counted miss (solo-10x10).
-const OFF_BOARD_CALL: &str = "off-board-call";
-/// The decision under which `check_if_hits` may answer either way on a square already hit.
-const FRESH_HIT_REPEAT: &str = "check-if-hits-repeat";
-
 const DIRS: [Dir; 4] = [Dir::Right, Dir::Down, Dir::Left, Dir::Up];
 
 /// A case resolved to concrete steps: what a scenario file holds, before the reference's
@@ -145,11 +140,21 @@ pub fn scenario(plan: &Plan, rules: &Arc<Rules>) -> Option<Scenario> {
 struct Written {
     action: Action,
     answer: Answer,
-    /// Whether the answer may also be the other reading of a decision (the decision's id).
-    either: Option<&'static str>,
+    /// Whether the answer may also be the other reading of a decision, and which.
+    either: Option<Reading>,
     state: Vec<(StateKey, Observed)>,
     /// Off-board shots so far, for the other reading of `off-board-call`.
     off_board: u32,
+}
+
+impl Written {
+    /// The query the step asks, if it is one (its `decision` is the query's).
+    fn action_name(&self) -> &str {
+        match &self.action {
+            Action::Query { name, .. } => name,
+            _ => "",
+        }
+    }
 }
 
 /// Resolves picks while playing the case on the reference.
@@ -440,13 +445,14 @@ impl<'a> Writer<'a> {
         // Decided before the action changes the game.
         let either = match &action {
             Action::Query {
+                name,
                 meaning: Meaning::FreshHit,
                 at,
-                ..
             } => rules
                 .cell(*at)
                 .filter(|c| self.game.was_targeted(*c) && self.game.occupant(*c).is_some())
-                .and_then(|_| accepts_also(&rules, FRESH_HIT_REPEAT)),
+                .filter(|_| Reading::EitherBool.decision(&rules, name).is_some())
+                .map(|_| Reading::EitherBool),
             _ => None,
         };
         let answer = match action {
@@ -459,11 +465,12 @@ impl<'a> Writer<'a> {
             _ => reference::act(&mut self.game, &action),
         };
         let either = either.or_else(|| {
-            (matches!(action, Action::Fire { .. }) && answer.event == Some(Event::OffBoard))
-                .then(|| accepts_also(&rules, OFF_BOARD_CALL))
-                .flatten()
+            (matches!(action, Action::Fire { .. })
+                && answer.event == Some(Event::OffBoard)
+                && Reading::OffBoardMiss.decision(&rules, "").is_some())
+            .then_some(Reading::OffBoardMiss)
         });
-        if either == Some(OFF_BOARD_CALL) {
+        if either == Some(Reading::OffBoardMiss) {
             self.off_board += 1;
         }
         let state = self.observe(observe);
@@ -553,7 +560,7 @@ impl<'a> Writer<'a> {
             let mut decision = s.either;
             let _ = writeln!(out, "expect = {}", self.expect(s));
             let state = self.state(&s.state, s.off_board, &mut decision);
-            if let Some(d) = decision {
+            if let Some(d) = decision.and_then(|d| d.decision(self.rules, s.action_name())) {
                 let _ = writeln!(out, "decision = {}", q(d));
             }
             if !state.is_empty() {
@@ -566,7 +573,7 @@ impl<'a> Writer<'a> {
             let mut decision = None;
             let state = self.state(&end_state, off_board_total, &mut decision);
             out.push_str("\n[end]\n");
-            if let Some(d) = decision {
+            if let Some(d) = decision.and_then(|d| d.decision(self.rules, "")) {
                 let _ = writeln!(out, "decision = {}", q(d));
             }
             for kv in state {
@@ -679,7 +686,7 @@ impl<'a> Writer<'a> {
         let rules = self.rules;
         let a = &s.answer;
         if let Some(v) = &a.value {
-            if s.either == Some(FRESH_HIT_REPEAT) {
+            if s.either == Some(Reading::EitherBool) {
                 return "[true, false]".into();
             }
             return match v {
@@ -689,7 +696,7 @@ impl<'a> Writer<'a> {
             };
         }
         let word = a.outcome.word();
-        if s.either == Some(OFF_BOARD_CALL) {
+        if s.either == Some(Reading::OffBoardMiss) {
             return format!("[{}, \"miss\"]", q(word));
         }
         let has = |d: &str| rules.details.iter().any(|x| x == d);
@@ -738,7 +745,7 @@ impl<'a> Writer<'a> {
         &self,
         state: &[(StateKey, Observed)],
         off_board: u32,
-        decision: &mut Option<&'static str>,
+        decision: &mut Option<Reading>,
     ) -> Vec<String> {
         let rules = self.rules;
         let mut out = Vec::new();
@@ -751,10 +758,10 @@ impl<'a> Writer<'a> {
                 Observed::Bool(b) => b.to_string(),
                 Observed::Count(n) if *k == StateKey::Shots && off_board > 0 => {
                     match decision {
-                        Some(d) if *d != OFF_BOARD_CALL => continue,
+                        Some(d) if *d != Reading::OffBoardMiss => continue,
                         _ => {}
                     }
-                    *decision = Some(OFF_BOARD_CALL);
+                    *decision = Some(Reading::OffBoardMiss);
                     format!("[{n}, {}]", n + off_board)
                 }
                 Observed::Count(n) => n.to_string(),
@@ -798,12 +805,12 @@ impl Writer<'_> {
         };
         if let Some(v) = &a.value {
             e.outcomes = vec![Outcome::Ok];
-            if s.either != Some(FRESH_HIT_REPEAT) {
+            if s.either != Some(Reading::EitherBool) {
                 e.value = Some(v.clone());
             }
             return e;
         }
-        if s.either == Some(OFF_BOARD_CALL) {
+        if s.either == Some(Reading::OffBoardMiss) {
             e.outcomes.push(Outcome::Miss);
             return e;
         }
@@ -829,7 +836,7 @@ impl Writer<'_> {
         &self,
         state: &[(StateKey, Observed)],
         off_board: u32,
-        decision: &mut Option<&'static str>,
+        decision: &mut Option<Reading>,
     ) -> Vec<Check> {
         let mut out = Vec::new();
         for (k, v) in state {
@@ -838,10 +845,10 @@ impl Writer<'_> {
                 Observed::Bool(b) => Expected::Bool(vec![*b]),
                 Observed::Count(n) if *k == StateKey::Shots && off_board > 0 => {
                     match decision {
-                        Some(d) if *d != OFF_BOARD_CALL => continue,
+                        Some(d) if *d != Reading::OffBoardMiss => continue,
                         _ => {}
                     }
-                    *decision = Some(OFF_BOARD_CALL);
+                    *decision = Some(Reading::OffBoardMiss);
                     Expected::Count(vec![*n, n + off_board])
                 }
                 Observed::Count(n) => Expected::Count(vec![*n]),
@@ -869,9 +876,33 @@ impl Writer<'_> {
     }
 }
 
-/// The decision `id` if the spec records it and accepts its other reading.
-fn accepts_also(rules: &Rules, id: &'static str) -> Option<&'static str> {
-    rules.decision(id).filter(|d| d.accept_also).map(|_| id)
+/// An `accept_also` decision's other reading that a step's answer may take, as the spec
+/// ties the decision to an event or a query (`decision = ...` in `[events.off-board]` or a
+/// `fresh-hit` query); the spec's loader checks that the decision accepts it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Reading {
+    /// An off-board shot may also be a miss that counts a shot.
+    OffBoardMiss,
+    /// A `fresh-hit` query on a square already hit may answer either way.
+    EitherBool,
+}
+
+impl Reading {
+    /// The decision the spec ties this reading to (for a query, the query named `query`).
+    fn decision<'r>(self, rules: &'r Rules, query: &str) -> Option<&'r str> {
+        match self {
+            Reading::OffBoardMiss => rules.events[Event::OffBoard.index()]
+                .as_ref()?
+                .decision
+                .as_deref(),
+            Reading::EitherBool => rules
+                .queries
+                .iter()
+                .find(|q| q.name == query && q.meaning == Meaning::FreshHit)?
+                .decision
+                .as_deref(),
+        }
+    }
 }
 
 /// A TOML basic string.

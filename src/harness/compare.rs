@@ -1,10 +1,10 @@
 //! Comparing answers and observations with expectations, and describing both for reports.
 
+use super::target::Observed;
 use crate::cell::RawCell;
 use crate::engine::Answer;
 use crate::scenario::{Expect, Expected};
 use crate::spec::Rules;
-use crate::target::Observed;
 
 /// Whether `answer` satisfies `expect`: an accepted outcome and every detail given.
 pub fn matches_answer(expect: &Expect, answer: &Answer) -> bool {

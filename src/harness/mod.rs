@@ -1,4 +1,6 @@
-//! Plays scenarios against a target, step by step, and compares with the expectations.
+//! Plays scenarios against a target, step by step, and compares with the expectations. The
+//! harness reaches a submission only through the [`Target`] trait ([`target`]); the
+//! reference engine is a target too ([`reference`]).
 //!
 //! The whole scenario goes to the target at once ([`Target::play`], one `batch` for child
 //! targets); the answers are then compared in order. Every check is judged: a divergence does
@@ -9,6 +11,8 @@
 //! bug again or a consequence of an earlier action answered otherwise.
 
 mod compare;
+pub mod reference;
+pub mod target;
 
 pub use compare::{
     describe_answer, describe_expect, describe_expected, describe_observed, matches_answer,
@@ -16,19 +20,20 @@ pub use compare::{
 };
 
 use crate::engine::Game;
+use crate::fault::{Fault, FaultKind};
 use crate::report::{Divergence, Follows, ScenarioResult, Status};
 use crate::scenario::{Action, Check, Credit, Scenario};
 use crate::spec::{Given, StateKey};
-use crate::target::{Call, Fault, FaultKind, GivenState, Replied, Reply, Target, reference};
 use std::collections::BTreeMap;
+use target::{Call, GivenState, Replied, Reply, Target};
 
 /// Plays one scenario on `target`: a dialogue scenario with a fresh run of the target's
-/// program ([`crate::dialogue::run`]), a step scenario through the protocol's calls. Under
+/// program ([`Target::play_dialogue`]), a step scenario through the protocol's calls. Under
 /// the scenario's `credit`, a scenario not passed earns the share of its checks it passed
 /// (`check`) or nothing (`scenario`).
 pub fn run_scenario(scenario: &Scenario, target: &mut dyn Target) -> ScenarioResult {
     let r = if scenario.dialogue.is_some() {
-        crate::dialogue::run(scenario, target)
+        target.play_dialogue(scenario)
     } else {
         play_steps(scenario, target)
     };
@@ -147,7 +152,7 @@ impl Handing<'_> {
 /// The calls of a step scenario, each with the reference's state where it is handed over:
 /// before an action, the state the action starts from; for questions, the state after it.
 fn plan_calls<'a>(scenario: &'a Scenario, handing: &Handing) -> Result<Vec<Call<'a>>, Fault> {
-    let mut pre = crate::target::Reference::start(&scenario.rules, &scenario.setup)?;
+    let mut pre = reference::Reference::start(&scenario.rules, &scenario.setup)?;
     let observe = |checks: &[Check], pre: &Game| {
         let keys: Vec<StateKey> = checks.iter().map(|c| c.key).collect();
         let given_keys: Vec<StateKey> = keys
@@ -267,7 +272,7 @@ fn play_steps(scenario: &Scenario, target: &mut dyn Target) -> ScenarioResult {
         divergences: Vec::new(),
     };
     // The reference plays alongside to draw the board at a divergence.
-    let mut shadow = match crate::target::Reference::start(rules, &scenario.setup) {
+    let mut shadow = match reference::Reference::start(rules, &scenario.setup) {
         Ok(g) => g,
         Err(f) => return marks.finish(result.errored(f, None)),
     };
@@ -430,9 +435,9 @@ fn play_steps(scenario: &Scenario, target: &mut dyn Target) -> ScenarioResult {
 /// returns the others with the value observed.
 fn judge<'a>(
     checks: &'a [Check],
-    state: &'a BTreeMap<StateKey, crate::target::Observed>,
+    state: &'a BTreeMap<StateKey, target::Observed>,
     marks: &mut Marks,
-) -> Vec<(&'a Check, &'a crate::target::Observed)> {
+) -> Vec<(&'a Check, &'a target::Observed)> {
     let mut failed = Vec::new();
     for c in checks {
         match state.get(&c.key) {
@@ -477,10 +482,7 @@ pub fn run_all(scenarios: &[Scenario], target: &mut dyn Target) -> Vec<ScenarioR
 pub fn plays(target: &dyn Target, scenario: &Scenario) -> bool {
     let p = target.plays();
     if scenario.dialogue.is_some() {
-        p.dialogues
-            && target.program().map_or(true, |prog| {
-                prog.language.is_none_or(|l| l == scenario.rules.language)
-            })
+        p.dialogues && p.language.is_none_or(|l| l == scenario.rules.language)
     } else {
         p.steps
     }

@@ -188,8 +188,7 @@ pub(crate) fn last_ocean(text: &str) -> Option<Ocean> {
 /// Errors: the grader could not start it (no Python, a folder it cannot prepare).
 pub fn figure(spec: &FigureSpec, root: &Path, uid: u32) -> Result<Figure, String> {
     if find(root, "extension.py").is_empty() {
-        return Ok(Figure::new(
-            spec,
+        return Ok(spec.figure(
             FigureState::Missing,
             "no extension.py in the submission".into(),
         ));
@@ -214,8 +213,7 @@ pub fn figure(spec: &FigureSpec, root: &Path, uid: u32) -> Result<Figure, String
     let mut session = match Session::start(&program, &env) {
         Ok(s) => s,
         Err(f) => {
-            return Ok(Figure::new(
-                spec,
+            return Ok(spec.figure(
                 FigureState::Short,
                 format!("extension.py does not start: {}", f.message),
             ));
@@ -298,8 +296,7 @@ fn judge(spec: &FigureSpec, drawn: &[Option<Ocean>]) -> Figure {
     let shown = drawn.iter().filter(|o| o.is_some()).count();
     let mut lines = Vec::new();
     if shown == 0 {
-        let mut f = Figure::new(
-            spec,
+        let mut f = spec.figure(
             FigureState::Short,
             format!(
                 "extension.py runs, but no 10×10 ocean was found in what it printed after {} shots",
@@ -397,9 +394,7 @@ fn judge(spec: &FigureSpec, drawn: &[Option<Ocean>]) -> Figure {
         .collect();
     let by_type = !sunk.is_empty() && sunk.iter().all(|k| apart.contains(*k));
     lines.splice(0..0, checks);
-    let mut f = Figure::new(
-        spec,
-        if ok {
+    let mut f = spec.figure(if ok {
             FigureState::Ok
         } else {
             FigureState::Short

@@ -67,11 +67,7 @@ pub fn figure(spec: &FigureSpec, root: &Path, uid: u32) -> Result<Figure, String
 fn file(spec: &FigureSpec, root: &Path) -> Figure {
     let want = spec.files.first().map(String::as_str).unwrap_or("");
     let Some(path) = files_of(spec, root).into_iter().next() else {
-        return Figure::new(
-            spec,
-            FigureState::Missing,
-            format!("no {want} in the submission"),
-        );
+        return spec.figure(FigureState::Missing, format!("no {want} in the submission"));
     };
     let name = shown(root, &path);
     let mut notes = Vec::new();
@@ -86,14 +82,12 @@ fn file(spec: &FigureSpec, root: &Path) -> Figure {
     }
     if want.to_lowercase().ends_with(".pdf") {
         return match pdf_pages(&path) {
-            Ok(0) => Figure::new(
-                spec,
+            Ok(0) => spec.figure(
                 FigureState::Missing,
                 format!("{name} is a PDF of no pages: no report"),
             ),
             Ok(pages) => {
-                let mut f = Figure::new(
-                    spec,
+                let mut f = spec.figure(
                     if notes.is_empty() {
                         FigureState::Ok
                     } else {
@@ -108,15 +102,13 @@ fn file(spec: &FigureSpec, root: &Path) -> Figure {
                 f.lines = notes;
                 f
             }
-            Err(e) => Figure::new(
-                spec,
+            Err(e) => spec.figure(
                 FigureState::Missing,
                 format!("{name} is not a readable PDF ({e}): no report"),
             ),
         };
     }
-    let mut f = Figure::new(
-        spec,
+    let mut f = spec.figure(
         if notes.is_empty() {
             FigureState::Ok
         } else {
@@ -147,11 +139,7 @@ fn pdf_pages(path: &Path) -> Result<usize, String> {
 fn pycodestyle(spec: &FigureSpec, root: &Path, uid: u32) -> Result<Figure, String> {
     let files = files_of(spec, root);
     if files.is_empty() {
-        return Ok(Figure::new(
-            spec,
-            FigureState::NotApplicable,
-            "no Python file to check".into(),
-        ));
+        return Ok(spec.figure(FigureState::NotApplicable, "no Python file to check".into()));
     }
     let copy = Copy::new(root, uid, &[])?;
     let base = folder_of(root);
@@ -171,8 +159,7 @@ fn pycodestyle(spec: &FigureSpec, root: &Path, uid: u32) -> Result<Figure, Strin
         return Err("pycodestyle is not installed for the grader's Python (apt-get install python3-pycodestyle)".into());
     }
     if built.timed_out {
-        return Ok(Figure::new(
-            spec,
+        return Ok(spec.figure(
             FigureState::NotMeasured,
             "pycodestyle did not finish".into(),
         ));
@@ -193,8 +180,7 @@ fn pycodestyle(spec: &FigureSpec, root: &Path, uid: u32) -> Result<Figure, Strin
         }
     }
     let names: Vec<String> = files.iter().map(|f| shown(base, f)).collect();
-    let mut f = Figure::new(
-        spec,
+    let mut f = spec.figure(
         if total == 0 {
             FigureState::Ok
         } else {
@@ -224,11 +210,7 @@ fn strip_detail(key: &str) -> String {
 /// The docstrings of the required functions, read with Python's own parser.
 fn docstrings(spec: &FigureSpec, root: &Path, uid: u32) -> Result<Figure, String> {
     let Some(file) = files_of(spec, root).into_iter().next() else {
-        return Ok(Figure::new(
-            spec,
-            FigureState::NotApplicable,
-            "no module to read".into(),
-        ));
+        return Ok(spec.figure(FigureState::NotApplicable, "no module to read".into()));
     };
     let copy = Copy::new(root, uid, &[])?;
     let base = folder_of(root);
@@ -251,8 +233,7 @@ fn docstrings(spec: &FigureSpec, root: &Path, uid: u32) -> Result<Figure, String
     let name = shown(base, &file);
     let last = built.output.lines().last().unwrap_or("");
     let Ok(found) = serde_json::from_str::<BTreeMap<String, bool>>(last) else {
-        return Ok(Figure::new(
-            spec,
+        return Ok(spec.figure(
             FigureState::NotApplicable,
             format!("{name} does not parse: {}", relative(last, &copy)),
         ));
@@ -267,8 +248,7 @@ fn docstrings(spec: &FigureSpec, root: &Path, uid: u32) -> Result<Figure, String
         }
     }
     let with = spec.functions.len() - missing.len() - absent.len();
-    let mut f = Figure::new(
-        spec,
+    let mut f = spec.figure(
         if missing.is_empty() && absent.is_empty() {
             FigureState::Ok
         } else {
@@ -300,11 +280,7 @@ const STRETCH: &str = include_str!("../../drivers/marking_stretch.py");
 /// history give what the handout says.
 fn stretch_goals(spec: &FigureSpec, root: &Path, uid: u32) -> Result<Figure, String> {
     let Some(file) = files_of(spec, root).into_iter().next() else {
-        return Ok(Figure::new(
-            spec,
-            FigureState::NotApplicable,
-            "no module to look in".into(),
-        ));
+        return Ok(spec.figure(FigureState::NotApplicable, "no module to look in".into()));
     };
     let copy = Copy::new(root, uid, &[])?;
     let base = folder_of(root);
@@ -334,8 +310,7 @@ fn stretch_goals(spec: &FigureSpec, root: &Path, uid: u32) -> Result<Figure, Str
         .rev()
         .find_map(|l| l.strip_prefix("@@broadside-stretch@@"));
     let Some(goals) = line.and_then(|l| serde_json::from_str::<Vec<Goal>>(l).ok()) else {
-        return Ok(Figure::new(
-            spec,
+        return Ok(spec.figure(
             FigureState::NotApplicable,
             "the module could not be read for stretch goals".into(),
         ));
@@ -350,8 +325,7 @@ fn stretch_goals(spec: &FigureSpec, root: &Path, uid: u32) -> Result<Figure, Str
         FigureState::Ok
     };
     let names: Vec<&str> = found.iter().map(|g| g.goal.as_str()).collect();
-    let mut f = Figure::new(
-        spec,
+    let mut f = spec.figure(
         state,
         if found.is_empty() {
             "no stretch goal found (they are optional)".into()
@@ -379,11 +353,7 @@ fn stretch_goals(spec: &FigureSpec, root: &Path, uid: u32) -> Result<Figure, Str
 /// GHC's `-Wall` warnings, compiling the module (and what it imports) without linking.
 fn ghc_wall(spec: &FigureSpec, root: &Path, uid: u32) -> Result<Figure, String> {
     let Some(file) = files_of(spec, root).into_iter().next() else {
-        return Ok(Figure::new(
-            spec,
-            FigureState::NotApplicable,
-            "no Battleship.hs".into(),
-        ));
+        return Ok(spec.figure(FigureState::NotApplicable, "no Battleship.hs".into()));
     };
     let copy = Copy::new(root, uid, &crate::target::haskell::ghc_folders())?;
     let base = folder_of(root);
@@ -406,11 +376,7 @@ fn ghc_wall(spec: &FigureSpec, root: &Path, uid: u32) -> Result<Figure, String> 
         TOOL_TIMEOUT,
     )?;
     if built.timed_out {
-        return Ok(Figure::new(
-            spec,
-            FigureState::NotMeasured,
-            "GHC did not finish".into(),
-        ));
+        return Ok(spec.figure(FigureState::NotMeasured, "GHC did not finish".into()));
     }
     let text = relative(&built.output, &copy);
     let warning = regex::Regex::new(r"^(.+?):(\d+):\d+(?:-\d+)?: warning:.*?\[(-W[\w-]+)")
@@ -442,8 +408,7 @@ fn ghc_wall(spec: &FigureSpec, root: &Path, uid: u32) -> Result<Figure, String> 
             if errors == 1 { "" } else { "s" }
         )
     };
-    let mut f = Figure::new(
-        spec,
+    let mut f = spec.figure(
         if compiles && total == 0 {
             FigureState::Ok
         } else {
@@ -620,11 +585,7 @@ pub(crate) fn doctests(
         all.extend(examples(&shown(base, file), &text));
     }
     if all.is_empty() {
-        let mut f = Figure::new(
-            spec,
-            FigureState::Short,
-            "no doctest examples (`-- >>>`)".into(),
-        );
+        let mut f = spec.figure(FigureState::Short, "no doctest examples (`-- >>>`)".into());
         f.numbers.insert("examples".into(), 0.0);
         f.numbers.insert("passed".into(), 0.0);
         return Ok(f);
@@ -634,17 +595,12 @@ pub(crate) fn doctests(
         .find(|f| f.file_name().is_some_and(|n| n == "Battleship.hs"))
         .or(files.first())
     else {
-        return Ok(Figure::new(
-            spec,
-            FigureState::NotApplicable,
-            "no Haskell file".into(),
-        ));
+        return Ok(spec.figure(FigureState::NotApplicable, "no Haskell file".into()));
     };
     let copy = Copy::new(root, uid, &crate::target::haskell::ghc_folders())?;
     let own = ghci(&copy, &copy.ws.work.join(shown(base, module)), &all)?;
     let Some(own) = own else {
-        let mut f = Figure::new(
-            spec,
+        let mut f = spec.figure(
             FigureState::Short,
             format!(
                 "{} doctest examples, not run: the module does not load in GHCi",
@@ -681,7 +637,7 @@ pub(crate) fn doctests(
     );
     let mut f = match tests {
         Some((tests, wheat)) => against_chaffs(spec, tests, wheat, &copy, module, base, &all)?,
-        None => Figure::new(spec, FigureState::Ok, String::new()),
+        None => spec.figure(FigureState::Ok, String::new()),
     };
     f.summary = if f.summary.is_empty() {
         summary
@@ -808,11 +764,7 @@ fn against_chaffs(
 fn javac(spec: &FigureSpec, root: &Path, uid: u32) -> Result<Figure, String> {
     let files = files_of(spec, root);
     if files.is_empty() {
-        return Ok(Figure::new(
-            spec,
-            FigureState::NotApplicable,
-            "no .java file".into(),
-        ));
+        return Ok(spec.figure(FigureState::NotApplicable, "no .java file".into()));
     }
     let copy = Copy::new(root, uid, &[])?;
     let base = folder_of(root);
@@ -824,7 +776,7 @@ fn javac(spec: &FigureSpec, root: &Path, uid: u32) -> Result<Figure, String> {
         .iter()
         .all(|f| std::fs::read(f).is_ok_and(|b| std::str::from_utf8(&b).is_ok()));
     let encoding = if utf8 { "UTF-8" } else { "windows-1252" };
-    let compile = |release: Option<u32>| -> Result<crate::target::build::Built, String> {
+    let compile = |release: Option<u32>| -> Result<crate::target::build::BuildRun, String> {
         let mut args: Vec<String> = [
             "-J-Xmx512m",
             "-J-XX:+UseSerialGC",
@@ -852,11 +804,7 @@ fn javac(spec: &FigureSpec, root: &Path, uid: u32) -> Result<Figure, String> {
     };
     let built = compile(spec.release)?;
     if built.timed_out {
-        return Ok(Figure::new(
-            spec,
-            FigureState::NotMeasured,
-            "javac did not finish".into(),
-        ));
+        return Ok(spec.figure(FigureState::NotMeasured, "javac did not finish".into()));
     }
     let text = relative(&built.output, &copy);
     let warning = regex::Regex::new(r"^(.+?):(\d+): warning: \[(\w+)\]").expect("a valid pattern");
@@ -903,8 +851,7 @@ fn javac(spec: &FigureSpec, root: &Path, uid: u32) -> Result<Figure, String> {
         }
         s
     };
-    let mut f = Figure::new(
-        spec,
+    let mut f = spec.figure(
         if compiles && total == 0 {
             FigureState::Ok
         } else {
@@ -954,10 +901,9 @@ fn x500(spec: &FigureSpec, root: &Path) -> Figure {
         seen.extend(found);
     }
     if files.is_empty() {
-        return Figure::new(spec, FigureState::NotApplicable, "no .java file".into());
+        return spec.figure(FigureState::NotApplicable, "no .java file".into());
     }
-    let mut f = Figure::new(
-        spec,
+    let mut f = spec.figure(
         if without.is_empty() {
             FigureState::Ok
         } else {
@@ -1001,8 +947,7 @@ fn main_class(spec: &FigureSpec, root: &Path) -> Figure {
         texts.push((shown(base, file), text));
     }
     if mains.is_empty() {
-        return Figure::new(
-            spec,
+        return spec.figure(
             FigureState::NotApplicable,
             "no class has a main method".into(),
         );
@@ -1013,12 +958,11 @@ fn main_class(spec: &FigureSpec, root: &Path) -> Figure {
             if word.is_match(&c) && mains.iter().any(|m| c.contains(m.as_str())) {
                 let said: String = c.split_whitespace().collect::<Vec<_>>().join(" ");
                 let said: String = said.chars().take(100).collect();
-                return Figure::new(spec, FigureState::Ok, format!("{name}:{line}: \"{said}\""));
+                return spec.figure(FigureState::Ok, format!("{name}:{line}: \"{said}\""));
             }
         }
     }
-    Figure::new(
-        spec,
+    spec.figure(
         FigureState::Short,
         format!(
             "no comment names the main class to run (main methods in: {})",
@@ -1031,8 +975,7 @@ fn main_class(spec: &FigureSpec, root: &Path) -> Figure {
 /// gap, and the periods short of the handout's rule. `git log` runs contained on a copy.
 fn history(spec: &FigureSpec, root: &Path, uid: u32) -> Result<Figure, String> {
     if !root.join(".git").exists() {
-        return Ok(Figure::new(
-            spec,
+        return Ok(spec.figure(
             FigureState::NotApplicable,
             "not a git repository (no .git folder in the submission)".into(),
         ));
@@ -1065,14 +1008,12 @@ fn history(spec: &FigureSpec, root: &Path, uid: u32) -> Result<Figure, String> {
     if built.code != Some(0) {
         let last = built.output.lines().last().unwrap_or("");
         if last.contains("does not have any commits") {
-            return Ok(Figure::new(
-                spec,
+            return Ok(spec.figure(
                 FigureState::Short,
                 "a git repository with no commits".into(),
             ));
         }
-        return Ok(Figure::new(
-            spec,
+        return Ok(spec.figure(
             FigureState::NotApplicable,
             format!("git cannot read its history: {last}"),
         ));
@@ -1087,8 +1028,7 @@ fn history(spec: &FigureSpec, root: &Path, uid: u32) -> Result<Figure, String> {
 pub(crate) fn history_figure(spec: &FigureSpec, times: &[i64]) -> Figure {
     const DAY: i64 = 86_400;
     let (Some(&first), Some(&last)) = (times.first(), times.last()) else {
-        return Figure::new(
-            spec,
+        return spec.figure(
             FigureState::Short,
             "a git repository with no commits".into(),
         );
@@ -1119,9 +1059,7 @@ pub(crate) fn history_figure(spec: &FigureSpec, times: &[i64]) -> Figure {
     let regular = short == 0
         && times.len() >= at_least
         && (days_active > 1 || times.len() == 1 && at_least <= 1);
-    let mut f = Figure::new(
-        spec,
-        if regular {
+    let mut f = spec.figure(if regular {
             FigureState::Ok
         } else {
             FigureState::Short

@@ -4,13 +4,14 @@
 //! the commit history), measured in the same containment as every submission's code.
 //!
 //! The schemes are data, `specs/marking/<assignment>.toml` ([`scheme`]); a sheet is plain data
-//! ([`sheet`]) that `grade --marking` writes beside each report.
+//! ([`sheet`], the report's [`crate::report::marking`]) that `grade --marking` writes beside
+//! each report.
 
 mod extension;
 mod measure;
 mod pytest;
 pub mod scheme;
-pub mod sheet;
+pub use crate::report::marking as sheet;
 mod tools;
 
 pub use scheme::{Scheme, bundled};
@@ -41,7 +42,7 @@ pub fn mark(scheme: &Scheme, root: &Path, report: &Report, uid: u32) -> Sheet {
                 _ => measure::figure(spec, root, uid),
             };
             measured.unwrap_or_else(|e| {
-                Figure::new(spec, FigureState::NotMeasured, format!("not measured: {e}"))
+                spec.figure(FigureState::NotMeasured, format!("not measured: {e}"))
             })
         })
         .collect();

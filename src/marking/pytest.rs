@@ -172,7 +172,7 @@ impl Bench<'_> {
         ) {
             Ok(b) => b,
             // Tests that fork until the wait fails end the run; what they reported stands.
-            Err(e) if e.contains("No child processes") => crate::target::build::Built {
+            Err(e) if e.contains("No child processes") => crate::target::build::BuildRun {
                 code: None,
                 timed_out: false,
                 output: String::new(),
@@ -250,8 +250,7 @@ pub fn figure(
         (script && mine.len() == 1).then(|| mine[0].clone())
     });
     let Some(file) = found else {
-        let mut f = Figure::new(
-            spec,
+        let mut f = spec.figure(
             FigureState::Missing,
             format!("no {} in the submission", tests.tests),
         );
@@ -306,7 +305,7 @@ pub fn figure(
             None if script => format!("{shown_file} has no assert that checks a result"),
             None => format!("{shown_file} has no tests pytest can find"),
         };
-        let mut f = Figure::new(spec, FigureState::Short, why);
+        let mut f = spec.figure(FigureState::Short, why);
         if !on_wheat.print_only.is_empty() {
             f.lines.push(print_only_line(&on_wheat.print_only));
         }
@@ -569,7 +568,7 @@ pub(super) fn judge(
         tests.chaffs.len(),
         functions.len(),
     );
-    let mut f = Figure::new(spec, state, summary);
+    let mut f = spec.figure(state, summary);
     f.lines = lines;
     f.numbers = BTreeMap::from([
         ("tests".to_string(), ids.len() as f64),

@@ -130,6 +130,22 @@ pub struct FigureSpec {
     pub release: Option<u32>,
 }
 
+impl FigureSpec {
+    /// A figure of this spec with no numbers or rows.
+    pub fn figure(&self, state: super::FigureState, summary: String) -> super::Figure {
+        super::Figure {
+            id: self.id.clone(),
+            title: self.title.clone(),
+            clause: self.clause.clone(),
+            state,
+            summary,
+            lines: Vec::new(),
+            numbers: Default::default(),
+            functions: Vec::new(),
+        }
+    }
+}
+
 /// What a figure measures.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Hash)]
 #[serde(rename_all = "kebab-case")]

@@ -1,7 +1,7 @@
 //! Running a tool over a copy of the submission, contained like every child: a private folder
 //! (the jail, as root), the submission's user, limits and a timeout.
 
-use crate::target::build::{Built, OneShot, run_contained};
+use crate::target::build::{BuildRun, OneShot, run_contained};
 use crate::target::limits::{Limits, MemoryKind};
 use crate::target::workspace::{Workspace, copy_tree, prepare};
 use std::path::{Path, PathBuf};
@@ -61,7 +61,7 @@ impl Copy {
         args: &[String],
         env: &[(String, String)],
         timeout: Duration,
-    ) -> Result<Built, String> {
+    ) -> Result<BuildRun, String> {
         self.run_in(&self.ws.work.clone(), program, args, env, timeout)
     }
 
@@ -74,7 +74,7 @@ impl Copy {
         args: &[String],
         env: &[(String, String)],
         timeout: Duration,
-    ) -> Result<Built, String> {
+    ) -> Result<BuildRun, String> {
         run_contained(&OneShot {
             program,
             args,

@@ -168,8 +168,8 @@ pub fn to_gradescope(report: &Report, hidden: HiddenResults) -> String {
 
 /// The marking sheet's figures as Gradescope tests worth no points (the score stays the
 /// behaviour suite's): each passes when nothing is short of the handout's rule.
-fn marking_tests(sheet: &crate::marking::Sheet) -> Vec<Test> {
-    use crate::marking::FigureState;
+fn marking_tests(sheet: &super::marking::Sheet) -> Vec<Test> {
+    use super::marking::FigureState;
     sheet
         .figures
         .iter()

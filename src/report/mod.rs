@@ -1,5 +1,6 @@
 //! One report model and its views: JSON (versioned), text for a terminal, Gradescope
 //! `results.json`, PrairieLearn `results.json` and JUnit XML; and the student view of any of them.
+//! A marking sheet ([`marking`]) is plain data the report carries; `crate::marking` fills it.
 //!
 //! Reports are deterministic: the same inputs give the same bytes, except the timing fields
 //! (`elapsed_ms`, Gradescope's `execution_time`, JUnit's `time`).
@@ -8,6 +9,7 @@ pub mod causes;
 mod gradescope;
 mod json;
 mod junit;
+pub mod marking;
 mod model;
 mod prairielearn;
 mod text;

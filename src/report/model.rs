@@ -34,7 +34,7 @@ pub struct Report {
     /// `grade --marking` only: the submission's marking sheet (the handout's whole marking
     /// scheme, the automatic criteria marked, the marker's with their figures).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub marking: Option<crate::marking::Sheet>,
+    pub marking: Option<super::marking::Sheet>,
 }
 
 /// Counts over the scenarios of a report.

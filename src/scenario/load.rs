@@ -225,13 +225,13 @@ impl Cx<'_> {
         raw: &RawScenario,
         id: &str,
     ) -> Option<Dialogue> {
-        let Some(vocabulary) = crate::dialogue::vocabulary(id) else {
+        let Some(vocabulary) = super::plan::vocabulary(id) else {
             self.err(
                 d.span(),
                 format!("{id} has no dialogue scenarios"),
                 format!(
                     "`[dialogue]` only for an assignment graded as a whole program: {}",
-                    crate::dialogue::assignments().join(", ")
+                    super::plan::assignments().join(", ")
                 ),
             );
             return None;
@@ -276,7 +276,7 @@ impl Cx<'_> {
         }
         if out.len() == moves.len() {
             let names: Vec<&str> = out.iter().map(|m| m.name.as_str()).collect();
-            if let Err((k, why)) = crate::dialogue::check_plan(id, &names) {
+            if let Err((k, why)) = super::plan::check_plan(id, &names) {
                 self.err(
                     moves[k].span(),
                     format!("move `{}` cannot be played here", names[k]),

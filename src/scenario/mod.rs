@@ -3,6 +3,7 @@
 
 mod load;
 mod model;
+pub mod plan;
 mod schema;
 
 pub use load::parse;

@@ -77,7 +77,7 @@ pub enum Credit {
 }
 
 /// A dialogue scenario's plan: moves from the assignment's vocabulary
-/// ([`crate::dialogue::vocabulary`]), each turned into lines for the program at run time,
+/// ([`super::plan::vocabulary`]), each turned into lines for the program at run time,
 /// from what the program has shown (its layout) and the reference engine's state.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Dialogue {

@@ -5,9 +5,9 @@ mod registry;
 mod rules;
 mod schema;
 
-pub use registry::{BUILTIN, SpecSet, parse};
+pub use registry::{SpecSet, builtin_files, parse};
 pub use rules::{
-    CheckRule, Counter, Decision, Display, EventRule, Given, ItemDef, LostCheck, Meaning,
+    CheckRule, Counter, Decision, Display, EventRule, Given, ItemDef, Language, LostCheck, Meaning,
     PlaceTerms, Probe, Query, Rules, Spec, StateKey, Touching,
 };
 pub use schema::RawSpec;

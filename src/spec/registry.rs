@@ -1,33 +1,28 @@
-//! The specs a run knows: the five bundled with broadside plus any loaded from files.
+//! The specs a run knows: those bundled with broadside (`specs/*.toml`) plus any loaded from
+//! files.
 
 use super::{RawSpec, Spec};
 use crate::diag::{self, Diagnostic, Source};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-/// The bundled specs, `(file name, text)`, compiled into the binary from `specs/`.
-pub const BUILTIN: [(&str, &str); 5] = [
-    (
-        "specs/colab-6x6.toml",
-        include_str!("../../specs/colab-6x6.toml"),
-    ),
-    (
-        "specs/solo-10x10.toml",
-        include_str!("../../specs/solo-10x10.toml"),
-    ),
-    (
-        "specs/grenades-8x8.toml",
-        include_str!("../../specs/grenades-8x8.toml"),
-    ),
-    (
-        "specs/move-limit-10x10.toml",
-        include_str!("../../specs/move-limit-10x10.toml"),
-    ),
-    (
-        "specs/battleboats.toml",
-        include_str!("../../specs/battleboats.toml"),
-    ),
-];
+static SPECS: include_dir::Dir<'static> = include_dir::include_dir!("$CARGO_MANIFEST_DIR/specs");
+
+/// The bundled specs, `(file name, text)`, sorted by name: every `specs/*.toml` (one
+/// assignment each), compiled into the binary. A new assignment's spec is bundled by adding
+/// its file there; nothing lists them.
+pub fn builtin_files() -> Vec<(String, &'static str)> {
+    let mut files: Vec<(String, &'static str)> = SPECS
+        .files()
+        .filter(|f| f.path().extension().is_some_and(|e| e == "toml"))
+        .filter_map(|f| {
+            let text = f.contents_utf8()?;
+            Some((format!("specs/{}", f.path().to_string_lossy()), text))
+        })
+        .collect();
+    files.sort();
+    files
+}
 
 /// Specs by assignment id.
 #[derive(Debug, Clone, Default)]
@@ -36,12 +31,12 @@ pub struct SpecSet {
 }
 
 impl SpecSet {
-    /// The five bundled specs. Panics only if a bundled spec is broken, which the test
-    /// `bundled_specs_load` rules out before release.
+    /// The bundled specs ([`builtin_files`]). Panics only if a bundled spec is broken, which
+    /// the test `bundled_specs_load` rules out before release.
     pub fn builtin() -> SpecSet {
         let mut set = SpecSet::default();
-        for (path, text) in BUILTIN {
-            let spec = parse(&Source::new(path, text)).unwrap_or_else(|d| panic!("{d}"));
+        for (path, text) in builtin_files() {
+            let spec = parse(&Source::new(&path, text)).unwrap_or_else(|d| panic!("{d}"));
             set.insert(spec);
         }
         set
@@ -130,7 +125,13 @@ mod tests {
 
     #[test]
     fn a_checks_row_must_name_a_state_key_a_detail_or_a_step_kind() {
-        let (path, text) = BUILTIN[0];
+        let files = builtin_files();
+        let (path, text) = files
+            .iter()
+            .find(|(p, _)| p.ends_with("colab-6x6.toml"))
+            .cloned()
+            .unwrap();
+        let path = path.as_str();
         let bad = format!(
             "{text}\n[checks.shots_fired]\nfunction = \"fire\"\nclause = \"Step 7: made up\"\n"
         );
@@ -151,18 +152,24 @@ mod tests {
 
     #[test]
     fn bundled_specs_load() {
-        for (path, text) in BUILTIN {
-            if let Err(d) = parse(&Source::new(path, text)) {
-                panic!("{}", d.render(false));
+        let files = builtin_files();
+        assert!(
+            files.len() >= 5,
+            "the bundled specs were not found: {files:?}"
+        );
+        for (path, text) in &files {
+            match parse(&Source::new(path, *text)) {
+                // Each bundled file is one assignment, named by its id.
+                Ok(spec) => assert_eq!(*path, format!("specs/{}.toml", spec.id)),
+                Err(d) => panic!("{}", d.render(false)),
             }
         }
-        // Each bundled file is one assignment, under an id of its own.
-        assert_eq!(SpecSet::builtin().ids().len(), BUILTIN.len());
+        assert_eq!(SpecSet::builtin().ids().len(), files.len());
     }
 
     #[test]
     fn every_bundled_rule_and_decision_cites_its_handout() {
-        for (path, text) in BUILTIN {
+        for (path, text) in builtin_files() {
             let raw: RawSpec = toml::from_str(text).unwrap();
             let mut clauses = vec![
                 &raw.board.clause,
@@ -186,7 +193,7 @@ mod tests {
             assert!(!raw.decisions.is_empty(), "{path}: no decisions recorded");
             // An assignment graded through its functions names the function every kind of
             // check judges, so feedback can name it.
-            if raw.language != "java" {
+            if raw.language != crate::spec::Language::Java {
                 for kind in raw.observe.iter().map(|k| k.name()).chain(["fire"]) {
                     assert!(
                         raw.checks.contains_key(kind),

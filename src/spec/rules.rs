@@ -188,6 +188,8 @@ pub struct EventRule {
     pub turns: u32,
     pub moves: u32,
     pub passes_turn: bool,
+    /// The `accept_also` decision whose other reading answers the event as a counted miss.
+    pub decision: Option<String>,
     pub clause: String,
 }
 
@@ -252,13 +254,41 @@ impl Display {
     }
 }
 
+/// The language students submit an assignment in (a spec's `language`).
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Deserialize, Serialize,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Language {
+    Python,
+    Haskell,
+    Java,
+}
+
+impl Language {
+    /// As the spec writes it, which is also the target kind that grades it (`python:`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Language::Python => "python",
+            Language::Haskell => "haskell",
+            Language::Java => "java",
+        }
+    }
+}
+
+impl std::fmt::Display for Language {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// One mode of one assignment, validated: everything the engine needs.
 #[derive(Debug, Clone, Serialize)]
 pub struct Rules {
     pub id: String,
-    /// The language students submit in (`python`, `java`, `haskell`): which whole programs
-    /// play this assignment's dialogues.
-    pub language: String,
+    /// The language students submit in: which whole programs play this assignment's
+    /// dialogues, and which target kind `grade` picks by itself.
+    pub language: Language,
     pub mode: String,
     /// Board height and width in cells (each at most [`MAX_SIDE`]).
     pub rows: u8,
@@ -319,6 +349,9 @@ pub struct Query {
     pub name: String,
     pub function: String,
     pub meaning: Meaning,
+    /// The `accept_also` decision whose other reading lets a `fresh-hit` query answer
+    /// either way on a square already hit.
+    pub decision: Option<String>,
     pub clause: String,
 }
 
@@ -449,7 +482,7 @@ pub struct Spec {
     pub id: String,
     pub title: String,
     pub handout: String,
-    pub language: String,
+    pub language: Language,
     pub default_mode: String,
     pub modes: BTreeMap<String, Arc<Rules>>,
 }
@@ -588,6 +621,7 @@ fn build_rules(
             turns: ev.turns,
             moves: ev.moves,
             passes_turn: ev.passes_turn,
+            decision: ev.decision.clone(),
             clause: ev.clause.clone(),
         });
     }
@@ -691,10 +725,16 @@ fn build_rules(
                 ));
             }
         };
+        if q.decision.is_some() && meaning != Meaning::FreshHit {
+            return Err(format!(
+                "query `{name}` names a decision, which only a `fresh-hit` query may"
+            ));
+        }
         queries.push(Query {
             name: name.clone(),
             function: q.function.clone(),
             meaning,
+            decision: q.decision.clone(),
             clause: q.clause.clone(),
         });
     }
@@ -713,6 +753,31 @@ fn build_rules(
     for dec in &raw.decisions {
         if !ids.insert(dec.id.clone()) {
             return Err(format!("decision `{}` is listed twice", dec.id));
+        }
+    }
+    let named = raw
+        .events
+        .iter()
+        .map(|(k, e)| (format!("event `{k}`"), &e.decision))
+        .chain(
+            raw.queries
+                .iter()
+                .map(|(k, q)| (format!("query `{k}`"), &q.decision)),
+        );
+    for (what, decision) in named {
+        let Some(id) = decision else { continue };
+        match raw.decisions.iter().find(|d| &d.id == id) {
+            Some(d) if d.accept_also => {}
+            Some(_) => {
+                return Err(format!(
+                    "{what} names decision `{id}`, which does not accept the other reading (`accept_also = false`)"
+                ));
+            }
+            None => {
+                return Err(format!(
+                    "{what} names decision `{id}`, which is not recorded"
+                ));
+            }
         }
     }
     Ok(Rules {
@@ -735,7 +800,7 @@ fn build_rules(
         missile_uses,
         observe: raw.observe.clone(),
         details: raw.details.clone(),
-        language: raw.language.clone(),
+        language: raw.language,
         display,
         queries,
         probes,

@@ -3,7 +3,7 @@
 //! Every rule carries a `clause`: the handout words it comes from. [`super::Spec::from_raw`]
 //! validates this into [`super::Rules`].
 
-use super::rules::{Counter, Given, LostCheck, StateKey, Touching};
+use super::rules::{Counter, Given, Language, LostCheck, StateKey, Touching};
 use crate::cell::Notation;
 use crate::engine::Outcome;
 use serde::Deserialize;
@@ -18,8 +18,8 @@ pub struct RawSpec {
     pub title: String,
     /// The handout file under `shared/handouts/` this spec encodes.
     pub handout: String,
-    /// The language students submit in (informational).
-    pub language: String,
+    /// The language students submit in.
+    pub language: Language,
     /// The name of the mode the top-level board, fleet and powers describe.
     #[serde(default = "default_mode")]
     pub mode: String,
@@ -155,6 +155,10 @@ pub struct RawEvent {
     /// Whether the turn passes to the other player (two-player games).
     #[serde(default = "yes")]
     pub passes_turn: bool,
+    /// An `accept_also` decision whose other reading answers this event as a miss that
+    /// counts a shot (solo-10x10's `off-board-call`): the fuzzer expects either answer.
+    #[serde(default)]
+    pub decision: Option<String>,
     pub clause: String,
 }
 
@@ -254,6 +258,11 @@ pub struct RawQuery {
     pub function: String,
     /// What the reference answers: `valid`, `targeted`, `ship-at`, `open-sea`, `fresh-hit`.
     pub meaning: String,
+    /// A `fresh-hit` query only: an `accept_also` decision whose other reading lets the
+    /// function answer either way on a square already hit (solo-10x10's
+    /// `check-if-hits-repeat`): the fuzzer expects either answer there.
+    #[serde(default)]
+    pub decision: Option<String>,
     pub clause: String,
 }
 

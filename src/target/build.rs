@@ -1,6 +1,7 @@
 //! One-shot commands run contained, for building a submission before it is graded (GHC for
 //! `haskell:`): the child limits, the unprivileged user and the jail of every target, its own
-//! process group killed at the timeout, and its standard output and error kept together.
+//! process group killed at the timeout, and its standard output and error kept together; and
+//! [`Built`], what building a submission gave (every target kind that builds answers one).
 
 use super::limits::{self, Jail, Limits};
 use process_wrap::std::{CommandWrap, ProcessGroup};
@@ -10,9 +11,19 @@ use std::path::Path;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
+/// What building a submission gave: what it was built into (a program, a process, a
+/// library), or the fault every scenario fails with because it does not build (a compile
+/// error, no `main`: the student's fault, shown in the report). The grader's own problems
+/// (a path that does not exist, no compiler) are errors beside it, never a `Failed`.
+#[derive(Debug, Clone)]
+pub enum Built<T> {
+    Ready(T),
+    Failed(super::Fault),
+}
+
 /// How a build command ended.
 #[derive(Debug, Clone)]
-pub struct Built {
+pub struct BuildRun {
     /// The exit code; `None` when a signal or the timeout ended it.
     pub code: Option<i32>,
     /// Whether the timeout stopped it.
@@ -43,7 +54,7 @@ pub struct OneShot<'a> {
 /// Runs `cmd` contained and waits for it, at most its timeout.
 ///
 /// Errors: the command could not be started, or its output could not be read.
-pub fn run_contained(cmd: &OneShot<'_>) -> std::io::Result<Built> {
+pub fn run_contained(cmd: &OneShot<'_>) -> std::io::Result<BuildRun> {
     let OneShot {
         program,
         args,
@@ -96,7 +107,7 @@ pub fn run_contained(cmd: &OneShot<'_>) -> std::io::Result<Built> {
     log.seek(std::io::SeekFrom::Start(len.saturating_sub(64 * 1024)))?;
     let mut bytes = Vec::new();
     log.read_to_end(&mut bytes)?;
-    Ok(Built {
+    Ok(BuildRun {
         code,
         timed_out,
         output: String::from_utf8_lossy(&bytes).into_owned(),

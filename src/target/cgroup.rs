@@ -13,6 +13,7 @@
 //! The group goes when the child does: whatever still runs in it is killed, and the group is
 //! removed.
 
+use super::procs;
 use std::ffi::CString;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -112,7 +113,7 @@ impl MemoryGroup {
         let mut found: Vec<String> = members(&self.dir)
             .into_iter()
             .filter(|pid| !known.contains(pid))
-            .map(|pid| super::process::cmdline(Path::new(&format!("/proc/{pid}"))))
+            .map(super::procs::command_line)
             .filter(|c| !c.is_empty())
             .collect();
         self.kill_all();
@@ -176,8 +177,8 @@ fn members(dir: &Path) -> Vec<i32> {
 /// This process's group in the cgroup v2 hierarchy, if the memory controller is enabled for
 /// its children there (or can be: only where the group holds no process, or is the root).
 fn v2_parent() -> Option<PathBuf> {
-    let mount = mount_of("cgroup2", None)?;
-    let own = own_group(|line| line.strip_prefix("0::"))?;
+    let mount = procs::mount_of("cgroup2", None)?;
+    let own = procs::own_cgroup(Some(0), None)?;
     let dir = mount.join(own.trim_start_matches('/'));
     let controllers = std::fs::read_to_string(dir.join("cgroup.controllers")).ok()?;
     if !controllers.split_whitespace().any(|c| c == "memory") {
@@ -195,44 +196,9 @@ fn v2_parent() -> Option<PathBuf> {
 
 /// This process's group in the cgroup v1 memory hierarchy.
 fn v1_parent() -> Option<PathBuf> {
-    let mount = mount_of("cgroup", Some("memory"))?;
-    let own = own_group(|line| {
-        let (_, rest) = line.split_once(':')?;
-        let (controllers, path) = rest.split_once(':')?;
-        controllers
-            .split(',')
-            .any(|c| c == "memory")
-            .then_some(path)
-    })?;
+    let mount = procs::mount_of("cgroup", Some("memory"))?;
+    let own = procs::own_cgroup(None, Some("memory"))?;
     Some(mount.join(own.trim_start_matches('/')))
-}
-
-/// The first line of `/proc/self/cgroup` that `pick` reads a path from.
-fn own_group(pick: impl Fn(&str) -> Option<&str>) -> Option<String> {
-    let text = std::fs::read_to_string("/proc/self/cgroup").ok()?;
-    text.lines().find_map(|l| pick(l).map(str::to_string))
-}
-
-/// Where a file system of type `fstype` is mounted (with `option` among its super options,
-/// for v1's per-controller mounts), from `/proc/self/mountinfo`.
-fn mount_of(fstype: &str, option: Option<&str>) -> Option<PathBuf> {
-    let text = std::fs::read_to_string("/proc/self/mountinfo").ok()?;
-    text.lines().find_map(|line| {
-        let (left, right) = line.split_once(" - ")?;
-        let mut r = right.split_whitespace();
-        if r.next()? != fstype {
-            return None;
-        }
-        let _source = r.next()?;
-        let options = r.next().unwrap_or("");
-        if let Some(o) = option
-            && !options.split(',').any(|x| x == o)
-        {
-            return None;
-        }
-        let at = left.split_whitespace().nth(4)?;
-        Some(PathBuf::from(at.replace("\\040", " ")))
-    })
 }
 
 #[cfg(test)]

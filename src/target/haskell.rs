@@ -10,7 +10,7 @@
 //! every scenario at setup with GHC's message. GHC comes from the system (`apt-get install
 //! ghc`); `BROADSIDE_GHC` names another.
 
-use super::build::{OneShot, run_contained};
+use super::build::{Built, OneShot, run_contained};
 use super::limits::{Limits, MemoryKind};
 use super::workspace::{Workspace, copy_tree, prepare};
 use super::{Fault, FaultKind, Process};
@@ -35,21 +35,14 @@ pub fn compiler() -> String {
     std::env::var("BROADSIDE_GHC").unwrap_or_else(|_| "ghc".to_string())
 }
 
-/// What a Haskell submission became: a program to grade, or the reason there is none (a
-/// compile error, the student's fault).
-pub enum Compiled {
-    Ready(Box<Process>),
-    Failed(Fault),
-}
-
 /// Compiles the submission at `path` (a `Battleship.hs` file or a folder holding one) with the
 /// driver, running the program as `uid` when broadside runs as root. `limits` bound the
 /// program; the compile gets more memory and time of its own.
 ///
 /// Errors: the path does not exist, the private folder cannot be prepared, or GHC cannot be
 /// started (not installed): the grader's problem, not the student's. A folder without
-/// `Battleship.hs` is the student's: [`Compiled::Failed`].
-pub fn target(path: &Utf8Path, limits: Limits, uid: u32) -> Result<Compiled, String> {
+/// `Battleship.hs` is the student's: [`Built::Failed`].
+pub fn target(path: &Utf8Path, limits: Limits, uid: u32) -> Result<Built<Box<Process>>, String> {
     let src = std::fs::canonicalize(path).map_err(|e| format!("haskell:{path}: {e}"))?;
     let ws = Workspace::new()?;
     let work = ws.work.clone();
@@ -66,7 +59,7 @@ pub fn target(path: &Utf8Path, limits: Limits, uid: u32) -> Result<Compiled, Str
         };
         skipped = copy_tree(&src, &work, &hs).map_err(prepare)?;
         if !work.join("Battleship.hs").is_file() {
-            return Ok(Compiled::Failed(Fault {
+            return Ok(Built::Failed(Fault {
                 kind: FaultKind::Setup,
                 message: "no Battleship.hs in the submission; expected the course's Battleship.hs (module Battleship)".into(),
             }));
@@ -137,7 +130,7 @@ pub fn target(path: &Utf8Path, limits: Limits, uid: u32) -> Result<Compiled, Str
     let name = format!("haskell:{path}");
     if !built.leftovers.is_empty() {
         // Template Haskell ran a program that outlived the compile.
-        return Ok(Compiled::Failed(Fault {
+        return Ok(Built::Failed(Fault {
             kind: FaultKind::Leak,
             message: format!(
                 "compiling Battleship.hs started processes that outlived the compile; they were killed:\n{}",
@@ -157,7 +150,7 @@ pub fn target(path: &Utf8Path, limits: Limits, uid: u32) -> Result<Compiled, Str
             "{why}:\n{}",
             compile_errors(&built.output, &ws.inside(&work))
         );
-        return Ok(Compiled::Failed(Fault {
+        return Ok(Built::Failed(Fault {
             kind: FaultKind::Setup,
             message,
         }));
@@ -169,7 +162,7 @@ pub fn target(path: &Utf8Path, limits: Limits, uid: u32) -> Result<Compiled, Str
         ..limits
     };
     process.copy_note = super::workspace::skipped_note(&skipped);
-    Ok(Compiled::Ready(Box::new(process)))
+    Ok(Built::Ready(Box::new(process)))
 }
 
 /// GHC's libdir (`ghc --print-libdir`), asked once per broadside process; `None` when GHC

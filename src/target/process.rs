@@ -648,22 +648,14 @@ pub fn sweep_user(uid: u32) -> Option<Fault> {
 /// leftover of the last, whatever its environment.
 pub fn kill_user(uid: u32) -> Vec<String> {
     let mut found = Vec::new();
-    for (pid, dir) in processes() {
-        let Ok(status) = std::fs::read_to_string(dir.join("status")) else {
-            continue;
-        };
-        let real = status
-            .lines()
-            .find_map(|l| l.strip_prefix("Uid:"))
-            .and_then(|l| l.split_whitespace().next())
-            .and_then(|u| u.parse::<u32>().ok());
-        if real != Some(uid) {
+    for p in super::procs::all() {
+        if super::procs::real_uid(&p) != Some(uid) {
             continue;
         }
-        let cmd = cmdline(&dir);
-        let p = nix::unistd::Pid::from_raw(pid);
-        let _ = nix::sys::signal::kill(p, nix::sys::signal::Signal::SIGKILL);
-        let _ = nix::sys::wait::waitpid(p, Some(nix::sys::wait::WaitPidFlag::WNOHANG));
+        let cmd = super::procs::line_of(&p);
+        let pid = nix::unistd::Pid::from_raw(p.pid);
+        let _ = nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGKILL);
+        let _ = nix::sys::wait::waitpid(pid, Some(nix::sys::wait::WaitPidFlag::WNOHANG));
         // A zombie has no command line left: killed all the same, nothing to name.
         if !cmd.is_empty() {
             found.push(cmd);
@@ -684,48 +676,19 @@ fn leftovers(marker: &str, kill: bool) -> Vec<(i32, String)> {
 /// With `kill`, each is killed and reaped.
 fn carrying(matches: impl Fn(&[u8]) -> bool, kill: bool) -> Vec<(i32, String)> {
     let mut found = Vec::new();
-    for (pid, dir) in processes() {
-        let Ok(env) = std::fs::read(dir.join("environ")) else {
-            continue;
-        };
-        if !env.split(|b| *b == 0).any(&matches) {
+    for p in super::procs::all() {
+        if !super::procs::environment_has(&p, &matches) {
             continue;
         }
-        let cmd = cmdline(&dir);
+        let cmd = super::procs::line_of(&p);
         if kill {
-            let p = nix::unistd::Pid::from_raw(pid);
-            let _ = nix::sys::signal::kill(p, nix::sys::signal::Signal::SIGKILL);
-            let _ = nix::sys::wait::waitpid(p, None);
+            let pid = nix::unistd::Pid::from_raw(p.pid);
+            let _ = nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGKILL);
+            let _ = nix::sys::wait::waitpid(pid, None);
         }
-        found.push((pid, cmd));
+        found.push((p.pid, cmd));
     }
     found
-}
-
-/// Every process of the machine: its pid and its `/proc` folder.
-pub fn processes() -> Vec<(i32, std::path::PathBuf)> {
-    let Ok(dir) = std::fs::read_dir("/proc") else {
-        return Vec::new();
-    };
-    dir.flatten()
-        .filter_map(|e| {
-            let pid = e.file_name().to_str()?.parse::<i32>().ok()?;
-            Some((pid, e.path()))
-        })
-        .collect()
-}
-
-/// A process's command line from its `/proc` folder, its arguments joined by spaces (empty
-/// for a zombie or a process gone).
-pub fn cmdline(proc_dir: &std::path::Path) -> String {
-    std::fs::read(proc_dir.join("cmdline"))
-        .map(|c| {
-            String::from_utf8_lossy(&c)
-                .replace('\0', " ")
-                .trim()
-                .to_string()
-        })
-        .unwrap_or_default()
 }
 
 impl Target for Process {
@@ -734,18 +697,24 @@ impl Target for Process {
     }
 
     fn plays(&self) -> super::Plays {
-        if self.whole.is_some() {
-            super::Plays::BOTH
-        } else {
-            super::Plays::STEPS
+        match &self.whole {
+            Some(program) => super::Plays {
+                language: program.language,
+                ..super::Plays::BOTH
+            },
+            None => super::Plays::STEPS,
         }
     }
 
-    fn program(&self) -> Result<super::Program, Fault> {
-        self.whole.clone().ok_or_else(|| Fault {
+    fn play_dialogue(
+        &mut self,
+        scenario: &crate::scenario::Scenario,
+    ) -> crate::report::ScenarioResult {
+        let unsupported = Fault {
             kind: FaultKind::Unsupported,
             message: "this target is not a whole program".into(),
-        })
+        };
+        crate::dialogue::run(scenario, self.whole.as_ref().ok_or(&unsupported))
     }
 
     fn takes_given(&self) -> bool {

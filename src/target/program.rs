@@ -7,6 +7,7 @@
 //! `unsupported`, and `run`/`grade` never make them: the harness plays only the scenarios a
 //! target [`Plays`].
 
+use super::build::Built;
 use super::limits::{self, Jail, Limits, MemoryKind};
 use super::workspace::{Workspace, copy_tree, prepare};
 use super::{Fault, FaultKind, Observed, Plays, Target};
@@ -40,7 +41,7 @@ pub struct Program {
     /// The one submission language whose assignments' dialogues this program plays
     /// (`python:` runs a module's `main()`, a program only where the spec's handout is a
     /// Python one with a dialogue driver); `None`: any (`java:`, `exec:`).
-    pub language: Option<&'static str>,
+    pub language: Option<crate::spec::Language>,
     /// It runs under one of broadside's launchers, which says on descriptor 3 each time the
     /// program is about to wait for a line (see [`crate::dialogue::session`]); `false`
     /// (`exec:`): whether it waits is read off the kernel.
@@ -140,10 +141,16 @@ impl Target for ProgramTarget {
         self.program.name.clone()
     }
     fn plays(&self) -> Plays {
-        Plays::DIALOGUES
+        Plays {
+            language: self.program.language,
+            ..Plays::DIALOGUES
+        }
     }
-    fn program(&self) -> Result<Program, Fault> {
-        Ok(self.program.clone())
+    fn play_dialogue(
+        &mut self,
+        scenario: &crate::scenario::Scenario,
+    ) -> crate::report::ScenarioResult {
+        crate::dialogue::run(scenario, Ok(&self.program))
     }
     fn notes(&self) -> Vec<String> {
         self.program.note.iter().cloned().collect()
@@ -187,13 +194,6 @@ pub fn exec(command: &str, limits: Limits, uid: u32) -> Program {
     .run_as(uid);
     p.limits = jvm_limits(&limits);
     p
-}
-
-/// What a Java submission became: a program to run, or why there is none (it does not
-/// compile, or has no `main`: the student's fault, shown in the report).
-pub enum Built {
-    Ready(Box<Program>),
-    Failed(Fault),
 }
 
 /// broadside's launcher for Java programs: it runs the main class and announces each read
@@ -258,7 +258,11 @@ fn real_path(command: &str) -> String {
 ///
 /// Errors: the path does not exist, the folder cannot be prepared, or `javac` cannot be
 /// started (no JDK): the grader's problem. A compile error is [`Built::Failed`].
-pub fn java_target(path: &Utf8Path, limits: Limits, uid: u32) -> Result<Built, String> {
+pub fn java_target(
+    path: &Utf8Path,
+    limits: Limits,
+    uid: u32,
+) -> Result<Built<Box<Program>>, String> {
     let src = std::fs::canonicalize(path).map_err(|e| format!("java:{path}: {e}"))?;
     let ws = Workspace::new()?;
     let sources = ws.work.join("src");

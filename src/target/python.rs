@@ -116,7 +116,7 @@ pub fn target_as(path: &Utf8Path, uid: u32) -> Result<Process, String> {
     program
         .env
         .push(("PYTHONIOENCODING".into(), "utf-8".into()));
-    program.language = Some("python");
+    program.language = Some(crate::spec::Language::Python);
     program.announces_reads = true;
     program.starts_ahead = true;
     let mut process = ws.process(name, interpreter(), args, jail, uid);

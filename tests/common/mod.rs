@@ -88,3 +88,42 @@ pub fn needs_cc() {
     needs("cc", None, "apt-get install gcc make");
     needs("make", None, "apt-get install make");
 }
+
+/// The bundled assignments whose students submit in `language` (all of them for `None`), from
+/// the registry: a new assignment is covered without a change to the test.
+pub fn assignments(language: Option<broadside::spec::Language>) -> Vec<String> {
+    let specs = broadside::spec::SpecSet::builtin();
+    specs
+        .ids()
+        .into_iter()
+        .filter(|id| language.is_none_or(|l| specs.get(id).unwrap().language == l))
+        .map(str::to_string)
+        .collect()
+}
+
+/// Runs `check` on each of `ids`, two at a time (as the test runner runs two tests on this
+/// project's 2-core machines: the dialogue and fuzz checks are judged against timeouts, which
+/// a machine loaded past its cores could miss), and fails naming each id whose check
+/// panicked (its panic's message is printed above).
+pub fn each_two_at_a_time(ids: &[String], check: impl Fn(&str) + Sync) {
+    assert!(!ids.is_empty(), "no assignment to check");
+    let queue = std::sync::Mutex::new(ids.iter());
+    let failed = std::sync::Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for _ in 0..2 {
+            scope.spawn(|| {
+                while let Some(id) = { queue.lock().unwrap().next() } {
+                    let run = std::panic::AssertUnwindSafe(|| check(id));
+                    if std::panic::catch_unwind(run).is_err() {
+                        failed.lock().unwrap().push(id.clone());
+                    }
+                }
+            });
+        }
+    });
+    let failed = failed.into_inner().unwrap();
+    assert!(
+        failed.is_empty(),
+        "failed for {failed:?} (each panic is above)"
+    );
+}

@@ -11,9 +11,10 @@
 //! toolchain lives in its home), offline and, where namespaces are available, with no network.
 
 use super::abi;
-use crate::target::build::{OneShot, run_contained};
+use crate::target::build::{Built, OneShot, run_contained};
 use crate::target::limits::{self, Jail, Limits, MemoryKind};
 use crate::target::workspace::{chown_tree, copy_tree};
+use crate::target::{Fault, FaultKind};
 use process_wrap::std::{CommandWrap, ProcessGroup};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
@@ -25,9 +26,10 @@ pub const BUILD_TIMEOUT: Duration = Duration::from_secs(120);
 /// How much of the build's output a failure quotes, in bytes (its tail).
 const LOG_TAIL: usize = 4000;
 
-/// Why there is no library to load.
+/// Why there is no library to load (inside this file; [`library`] answers with a
+/// [`Built`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum BuildError {
+enum BuildError {
     /// The grader's input is wrong (the path does not exist): an error of the run.
     Input(String),
     /// The submission did not build: the student's fault, reported on every scenario.
@@ -36,8 +38,28 @@ pub enum BuildError {
 
 /// Builds (or finds) the shared library of the submission at `src`, working in `work` (an
 /// empty private folder), stopping a build that takes longer than `timeout`; as root, `make`
-/// and `cc` run as `uid`. Returns the library's path.
+/// and `cc` run as `uid`. Answers the library's path, or the `setup` fault of a submission
+/// that does not build (the student's, reported on every scenario).
+///
+/// Errors: the grader's input is wrong (the path does not exist), or the submission cannot
+/// be copied to build it.
 pub fn library(
+    src: &Path,
+    work: &Path,
+    uid: u32,
+    timeout: Duration,
+) -> Result<Built<PathBuf>, String> {
+    match build_library(src, work, uid, timeout) {
+        Ok(path) => Ok(Built::Ready(path)),
+        Err(BuildError::Student(message)) => Ok(Built::Failed(Fault {
+            kind: FaultKind::Setup,
+            message,
+        })),
+        Err(BuildError::Input(message)) => Err(message),
+    }
+}
+
+fn build_library(
     src: &Path,
     work: &Path,
     uid: u32,

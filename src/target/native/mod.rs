@@ -15,7 +15,7 @@ pub mod worker;
 
 use super::limits::{Limits, NOBODY};
 use super::workspace::{Workspace, prepare};
-use super::{Fault, FaultKind, Target, Unbuildable};
+use super::{Target, Unbuildable};
 use camino::Utf8Path;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
@@ -91,16 +91,12 @@ fn make(
         .prefix("broadside-build-")
         .tempdir()
         .map_err(|e| format!("could not make a private folder for the submission: {e}"))?;
-    let library = match build::library(path.as_std_path(), build_dir.path(), uid, build_timeout) {
-        Ok(l) => l,
-        Err(build::BuildError::Input(m)) => return Err(m),
-        Err(build::BuildError::Student(message)) => {
+    let library = match build::library(path.as_std_path(), build_dir.path(), uid, build_timeout)? {
+        crate::target::build::Built::Ready(l) => l,
+        crate::target::build::Built::Failed(fault) => {
             return Ok(Box::new(Unbuildable {
                 name,
-                fault: Fault {
-                    kind: FaultKind::Setup,
-                    message,
-                },
+                fault,
                 plays: super::Plays::STEPS,
             }));
         }

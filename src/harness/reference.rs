@@ -1,7 +1,8 @@
 //! The reference engine as a target.
 
-use super::{Fault, FaultKind, Observed, Target};
+use super::target::{Observed, Target};
 use crate::engine::{Answer, Game, Outcome};
+use crate::fault::{Fault, FaultKind};
 use crate::scenario::{Action, Setup};
 use crate::spec::{Rules, StateKey};
 use std::sync::Arc;

@@ -100,22 +100,6 @@ pub struct FunctionTests {
     pub untested: Vec<String>,
 }
 
-impl Figure {
-    /// A figure with no numbers or rows.
-    pub fn new(spec: &super::scheme::FigureSpec, state: FigureState, summary: String) -> Figure {
-        Figure {
-            id: spec.id.clone(),
-            title: spec.title.clone(),
-            clause: spec.clause.clone(),
-            state,
-            summary,
-            lines: Vec::new(),
-            numbers: Default::default(),
-            functions: Vec::new(),
-        }
-    }
-}
-
 /// A mark with at most two decimals, written without trailing zeros.
 fn mark(m: f64) -> String {
     let s = format!("{m:.2}");

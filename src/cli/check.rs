@@ -1,0 +1,66 @@
+//! `broadside check` (validate specs, scenarios and suites without running a target) and
+//! `broadside list` (the bundled assignments).
+
+use super::{joined, plural, print_diagnostics, specs_or_diagnostics};
+use crate::exit;
+use broadside::load;
+use camino::Utf8PathBuf;
+use std::io::Write;
+
+/// `broadside check PATHS --spec FILE...`: every input loaded and checked, each problem
+/// printed with its file:line:col.
+pub(crate) fn check(paths: &[Utf8PathBuf], specs: &[Utf8PathBuf]) -> anyhow::Result<u8> {
+    let specs_given = specs.len();
+    let specs = match specs_or_diagnostics(specs) {
+        Ok(s) => s,
+        Err(code) => return Ok(code),
+    };
+    let extra = specs_given;
+    let (loaded, suites) = load::load_suites(paths, &specs);
+    if !loaded.errors.is_empty() {
+        print_diagnostics(&loaded.errors);
+        return Ok(exit::BAD_INPUT);
+    }
+    if loaded.files == 0 && suites.0.is_empty() {
+        anyhow::bail!(
+            "no spec, scenario or suite.toml files found under {}",
+            joined(paths)
+        );
+    }
+    let n_specs = loaded.specs_checked + extra;
+    let marking = match loaded.marking_checked {
+        0 => String::new(),
+        n => format!(", {}", plural(n, "marking file", "marking files")),
+    };
+    println!(
+        "ok: {}{marking}, {} and {} checked",
+        plural(n_specs, "spec", "specs"),
+        plural(loaded.scenarios.len(), "scenario", "scenarios"),
+        plural(suites.0.len(), "suite", "suites")
+    );
+    Ok(exit::PASSED)
+}
+
+/// `broadside list`: each bundled assignment with its published scenarios and points.
+pub(crate) fn list() -> anyhow::Result<u8> {
+    let specs = broadside::spec::SpecSet::builtin();
+    let mut out = anstream::stdout();
+    writeln!(
+        out,
+        "{:<18} {:>9} {:>7}  title",
+        "assignment", "scenarios", "points"
+    )?;
+    for id in specs.ids() {
+        let spec = specs.get(id).expect("listed");
+        let scenarios = broadside::published::load(id, &specs).unwrap_or_default();
+        let points: u32 = scenarios.iter().map(|s| s.points).sum();
+        let modes: Vec<&str> = spec.modes.keys().map(String::as_str).collect();
+        let title = if modes.len() > 1 {
+            format!("{} (modes: {})", spec.title, modes.join(", "))
+        } else {
+            spec.title.clone()
+        };
+        writeln!(out, "{id:<18} {:>9} {points:>7}  {title}", scenarios.len())?;
+    }
+    Ok(exit::PASSED)
+}

@@ -1,0 +1,285 @@
+//! `broadside run`: plays scenarios against one target and writes the report.
+
+use super::limits::LimitArgs;
+use super::{color_for, joined, print_diagnostics, specs_or_diagnostics, warn_readable_hidden};
+use crate::{GraderSide, exit};
+use anyhow::Context;
+use broadside::load;
+use broadside::report::Audience;
+use broadside::report::{self, Report};
+use broadside::target::TargetSpec;
+use broadside::target::limits::{self};
+use camino::Utf8PathBuf;
+use clap::ValueEnum;
+use std::io::{IsTerminal, Write};
+
+/// `broadside run`'s arguments.
+#[derive(clap::Args)]
+pub(crate) struct RunArgs {
+    /// Scenario files or folders of them (searched for *.toml); none with --assignment.
+    paths: Vec<Utf8PathBuf>,
+    /// Run the published scenarios of this assignment, embedded in broadside (no checkout
+    /// needed); `broadside list` shows them.
+    #[arg(long)]
+    assignment: Option<String>,
+    /// What to grade: `reference` (the bundled engine), `python:PATH` (a student's .py file
+    /// or folder), `haskell:PATH` (a Battleship.hs or its folder, compiled with GHC),
+    /// `native:PATH` (a .so, or a folder with a Cargo crate, a Makefile or C sources,
+    /// implementing specs/abi/broadside.h), `cmd:COMMAND` (any program that speaks the
+    /// protocol), `java:PATH` (a Java program's sources, compiled with javac) or
+    /// `exec:COMMAND` (any interactive program); the last two play dialogue scenarios.
+    #[arg(long, default_value = "reference")]
+    target: String,
+    /// Report format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+    /// Write the report here instead of standard output.
+    #[arg(long)]
+    out: Option<Utf8PathBuf>,
+    /// Extra spec files (a course's own variant); may repeat.
+    #[arg(long = "spec")]
+    specs: Vec<Utf8PathBuf>,
+    /// Who the report is for: `student` leaves out the steps and expectations of hidden
+    /// and after-due-date scenarios (the Gradescope format always does).
+    #[arg(long, value_enum, default_value_t = Audience::Staff)]
+    audience: Audience,
+    #[command(flatten)]
+    limits: LimitArgs,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+pub(crate) enum Format {
+    /// The full report as JSON (`format_version` 1).
+    Json,
+    /// Text for a terminal.
+    Text,
+    /// Gradescope's `results.json` (student view).
+    Gradescope,
+    /// PrairieLearn's external-grader `results.json` (student view).
+    Prairielearn,
+    /// JUnit XML for CI systems.
+    Junit,
+}
+
+/// What is wrong when `run` has no scenarios to load (no paths, no `--assignment`) or is
+/// handed a student's source file where scenarios go, with the command meant.
+pub(crate) fn misplaced_paths(
+    paths: &[Utf8PathBuf],
+    assignment: Option<&str>,
+    target: &str,
+    specs: &broadside::spec::SpecSet,
+) -> Option<String> {
+    use super::hints;
+    if paths.is_empty() && assignment.is_none() {
+        let published = broadside::published::assignments().join(", ");
+        return Some(format!(
+            "no scenarios to run: name scenario files or folders, or `--assignment ID` for the published scenarios of one of: {published}\n  e.g. {}",
+            hints::self_check_command(target, specs)
+        ));
+    }
+    // A submission's folder where scenarios go: no TOML in it, a source file that is.
+    if let Some(folder) = paths
+        .iter()
+        .find(|p| p.is_dir() && hints::is_submission_folder(p))
+    {
+        let command = hints::self_check_command(&hints::target_for_folder(folder)?, specs);
+        return Some(format!(
+            "{folder} holds a submission, not scenarios: scenarios are TOML files, and a submission is named with --target\n  to check it against the published scenarios: {command}"
+        ));
+    }
+    let source = paths
+        .iter()
+        .find(|p| p.is_file() && broadside::target::kind_of_source(p).is_some())?;
+    let command = hints::self_check_command(&hints::target_for_source(source)?, specs);
+    Some(format!(
+        "{source} is a submission's source, not a scenario: scenarios are TOML files, and a submission is named with --target\n  to check it against the published scenarios: {command}"
+    ))
+}
+
+/// `broadside run`: loads the scenarios (and any suites among the paths), plays them against
+/// one target and writes the report.
+pub(crate) fn run(args: RunArgs) -> anyhow::Result<u8> {
+    let RunArgs {
+        paths,
+        assignment,
+        target,
+        format,
+        out,
+        specs,
+        audience,
+        limits: limit_args,
+    } = args;
+    let specs = match specs_or_diagnostics(&specs) {
+        Ok(s) => s,
+        Err(code) => return Ok(code),
+    };
+    if let Some(message) = misplaced_paths(&paths, assignment.as_deref(), &target, &specs) {
+        eprintln!("error: {message}");
+        return Ok(exit::BAD_INPUT);
+    }
+    // Parsed once here, after the hints above (which mend a misspelt kind together with
+    // what else is missing, in one command to copy).
+    let target: TargetSpec = target.parse().map_err(anyhow::Error::msg)?;
+    let (mut loaded, suites) = load::load_suites(&paths, &specs);
+    if let Some(id) = &assignment {
+        if broadside::published::files(id).is_empty() {
+            let known = broadside::published::assignments().join(", ");
+            anyhow::bail!("no published scenarios for `{id}`; expected one of: {known}");
+        }
+        match broadside::published::load(id, &specs) {
+            Ok(s) => loaded.scenarios.extend(s),
+            Err(errors) => loaded.errors.extend(errors),
+        }
+    }
+    if !loaded.errors.is_empty() {
+        print_diagnostics(&loaded.errors);
+        return Ok(exit::BAD_INPUT);
+    }
+    warn_readable_hidden(&loaded.scenarios);
+    if loaded.scenarios.is_empty() {
+        anyhow::bail!("no scenarios found under {}", joined(&paths));
+    }
+    let limits = limit_args.limits(&suites.limits());
+    let start = std::time::Instant::now();
+    // As root, the submission runs as a user of its own (a block claimed as `grade` claims
+    // its slots'), so whatever it leaves running, however it sheds broadside's mark, is
+    // found by its user afterwards, killed and reported, and never meets the next run.
+    let users = if limits::running_as_root() {
+        Some(limits::claim_uid_block().context("failed to claim a user for the submission")?)
+    } else {
+        None
+    };
+    let uid = users.as_ref().map_or(limits::NOBODY, |b| b.base);
+    if users.is_some() {
+        broadside::target::process::kill_user(uid);
+    }
+    let mut target = broadside::target::from_spec(&target, limits, uid)?;
+    if !loaded
+        .scenarios
+        .iter()
+        .any(|s| broadside::harness::plays(target.as_ref(), s))
+    {
+        anyhow::bail!(
+            "none of the {} scenarios can be played by `{}`: {}",
+            loaded.scenarios.len(),
+            target.name(),
+            broadside::harness::skipped_note(&loaded.scenarios, target.as_ref())
+                .unwrap_or_default()
+        );
+    }
+    let played = loaded
+        .scenarios
+        .iter()
+        .filter(|s| broadside::harness::plays(target.as_ref(), s))
+        .count();
+    let mut progress = RunProgress::new(played);
+    let (results, mut faults) =
+        broadside::harness::run_submission(&loaded.scenarios, target.as_mut(), &mut progress);
+    progress.done();
+    let mut report = Report::new(target.name(), results);
+    report.notes = target.notes();
+    report.notes.extend(broadside::harness::skipped_note(
+        &loaded.scenarios,
+        target.as_ref(),
+    ));
+    drop(target);
+    if users.is_some() {
+        faults.extend(broadside::target::process::sweep_user(uid));
+    }
+    report.faults = faults;
+    report.elapsed_ms = broadside::harness::millis(start.elapsed());
+    let hidden = suites.hidden_results();
+    let view = match audience {
+        Audience::Staff => report.clone(),
+        Audience::Student => report::for_students(&report, hidden),
+    };
+    let text = match (format, &out) {
+        (Format::Json, _) => report::to_json(&view),
+        (Format::Gradescope, _) => report::to_gradescope(&report, hidden),
+        (Format::Prairielearn, _) => report::to_prairielearn(&report, hidden),
+        (Format::Junit, _) => report::to_junit(&view),
+        (Format::Text, Some(_)) => report::to_text(&view, false),
+        (Format::Text, None) => report::to_text(&view, color_for(std::io::stdout().is_terminal())),
+    };
+    match &out {
+        Some(path) => {
+            // `/autograder/results` or `/grade/results` need not exist yet.
+            if let Some(dir) = path.parent().filter(|d| !d.as_str().is_empty()) {
+                std::fs::create_dir_all(dir).map_err(|e| {
+                    GraderSide(format!(
+                        "failed to create the folder {dir} for the report: {e}"
+                    ))
+                })?;
+            }
+            broadside::grade::write_atomic(path, &text)
+                .map_err(|e| GraderSide(format!("failed to write the report: {e}")))?;
+            // One line for whoever watches the run (a Gradescope or PrairieLearn job log),
+            // counted as students may see them.
+            let s = report::for_students(&report, hidden).summary;
+            let _ = writeln!(
+                anstream::stderr(),
+                "{} scenarios listed: {} passed, {} failed, {} errors; score {}/{}; report in {path}",
+                s.scenarios,
+                s.passed,
+                s.failed,
+                s.errors,
+                s.score,
+                s.max_score
+            );
+        }
+        None => write!(anstream::stdout(), "{text}")?,
+    }
+    Ok(if report.all_passed() {
+        exit::PASSED
+    } else {
+        exit::FAILED
+    })
+}
+
+/// `run`'s progress on standard error while scenarios play, so a submission that hangs
+/// is seen hanging: on a terminal only (a job log or a test gets the report alone), the
+/// scenario under way by its title (a hidden one as "a hidden scenario"), cleared at the end.
+pub(crate) struct RunProgress(Option<indicatif::ProgressBar>);
+
+impl RunProgress {
+    fn new(total: usize) -> RunProgress {
+        if !std::io::stderr().is_terminal() || total < 2 {
+            return RunProgress(None);
+        }
+        let bar = indicatif::ProgressBar::new(total as u64);
+        if let Ok(style) = indicatif::ProgressStyle::with_template("{pos}/{len} {wide_msg}") {
+            bar.set_style(style);
+        }
+        RunProgress(Some(bar))
+    }
+
+    fn done(&self) {
+        if let Some(bar) = &self.0 {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+impl broadside::harness::Reporter for RunProgress {
+    fn scenario_started(&mut self, scenario: &broadside::scenario::Scenario) {
+        if let Some(bar) = &self.0 {
+            bar.set_message(
+                if scenario.visibility == broadside::scenario::Visibility::Visible {
+                    format!("playing: {}", scenario.title)
+                } else {
+                    "playing: a hidden scenario".to_string()
+                },
+            );
+        }
+    }
+
+    fn scenario_finished(
+        &mut self,
+        _: &broadside::scenario::Scenario,
+        _: &broadside::report::ScenarioResult,
+    ) {
+        if let Some(bar) = &self.0 {
+            bar.inc(1);
+        }
+    }
+}

@@ -1401,8 +1401,12 @@ impl Boats {
             "drone", "scan", "found", "detect", "count", "target", "boat", "ship", "spot", "cell",
             "part", "square", "there",
         ];
-        text.lines()
+        let lines: Vec<&str> = text
+            .lines()
             .filter(|l| !self.noise.contains(&normalise(l)) && has_stem(l, &stems))
+            .collect();
+        lines
+            .iter()
             .find_map(|line| {
                 let mut numbers = integers(line);
                 // "Scanning row 3..." names the row, not the count: its index is left out.
@@ -1412,6 +1416,13 @@ impl Boats {
                     numbers.remove(k);
                 }
                 numbers.first().copied()
+            })
+            // Else the count is the index itself: "Drone report: 3 boat spots in that row."
+            // after row 3 (the number left out above was the only one).
+            .or_else(|| {
+                lines
+                    .iter()
+                    .find_map(|line| integers(line).first().copied())
             })
     }
 
@@ -1909,5 +1920,29 @@ mod tests {
             .map(|r| r.chars().collect())
             .collect();
         assert!(boats_in(&bent).is_err());
+    }
+
+    #[test]
+    fn a_drone_count_equal_to_its_row_is_read_as_the_count() {
+        let specs = crate::spec::SpecSet::builtin();
+        let scenarios = crate::published::load("battleboats", &specs).unwrap();
+        let scenario = scenarios.iter().find(|s| s.dialogue.is_some()).unwrap();
+        let boats = Boats::new(scenario);
+        let said = |text: &str, index| boats.count_said(text, index);
+        // The count alone on the line, the same number as the row scanned.
+        assert_eq!(said("Drone report: 3 boat spots in that row.", 3), Some(3));
+        // The row named, the count after it.
+        assert_eq!(said("Scanning row 3: 2 boat spots.", 3), Some(2));
+        assert_eq!(said("Scanning row 3: 3 boat spots.", 3), Some(3));
+        // The row named on its own line, the count on the next.
+        assert_eq!(
+            said("Drone scanning row 3...\nFound 1 boat spot.", 3),
+            Some(1)
+        );
+        assert_eq!(
+            said("Drone report: 0 boat spots in that column.", 4),
+            Some(0)
+        );
+        assert_eq!(said("Which one? (0-7)", 3), None);
     }
 }

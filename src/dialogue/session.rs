@@ -385,7 +385,12 @@ impl Session {
                 && match self.group_state() {
                     Group::Running => false,
                     Group::Asleep { reading: Some(r) } => r,
-                    Group::Asleep { reading: None } => quiet >= QUIET,
+                    // A program whose launcher announces its reads is never guessed at: a
+                    // pause of its own (a collection, a compile, a loaded machine) would
+                    // pass for a question.
+                    Group::Asleep { reading: None } => {
+                        quiet >= QUIET && self.announcements.is_none()
+                    }
                 };
             if asking {
                 seen += 1;
@@ -503,14 +508,17 @@ impl Session {
                 if state == Some('R') {
                     return Group::Running;
                 }
-                if self.quiet_only || reading == Some(true) {
+                // Only a sleeping thread can wait in `read`. One gone since the threads were
+                // listed (a JVM starts and ends compiler threads as it goes) or ending says
+                // nothing; taken for unseeable, it would let the quiet spell below stand in
+                // while the program only paused.
+                if self.quiet_only || reading == Some(true) || state != Some('S') {
                     continue;
                 }
                 match std::fs::read_to_string(dir.join("syscall")) {
-                    Ok(s) if state == Some('S') && in_stdin_read(&s) => {
-                        reading = Some(true);
-                    }
+                    Ok(s) if in_stdin_read(&s) => reading = Some(true),
                     Ok(_) => {}
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
                     Err(_) => reading = reading.filter(|r| *r).or(None),
                 }
             }

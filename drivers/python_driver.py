@@ -135,6 +135,8 @@ class Remote:
         self.error = None
         self.pid = None
         self.origin = {}
+        # A new game's seed, sent with the next request (see `reset`).
+        self.seed = None
         self.file, self.why = broadside_find.find(path, preferred, functions)
 
     def load(self):
@@ -166,11 +168,12 @@ class Remote:
             self.error = self.student_error(reply)
 
     def reset(self, seed):
-        """A new game: the executor forgets the objects it numbered and seeds `random`."""
+        """A new game: the executor forgets the objects it numbered and seeds `random`,
+        before the next request it is sent (a new game costs no exchange of its own)."""
         self.load()
         self.origin = {}
         if self.error is None:
-            self.ask({"op": "reset", "seed": seed})
+            self.seed = seed
 
     def call(self, function, *args):
         self.load()
@@ -349,6 +352,8 @@ class Remote:
         return StudentError(e["kind"], str(e.get("message", "")), str(e.get("traceback", "")))
 
     def ask(self, request):
+        if self.seed is not None:
+            request["reset"], self.seed = self.seed, None
         try:
             self.tx.write(json.dumps(request) + "\n")
             self.tx.flush()
@@ -468,7 +473,8 @@ def no_dumps():
 
 class Executor:
     """The executor's side: imports the student's module and answers `load`, `call`,
-    `fetch` and `reset` on its pipes. What it sends is raw values; it decides nothing."""
+    `many`, `plan` and `fetch` on its pipes (any of them may carry a new game's `reset`
+    seed). What it sends is raw values; it decides nothing."""
 
     def __init__(self, file, rfd, wfd):
         self.file = file
@@ -512,14 +518,13 @@ class Executor:
 
     def handle(self, req):
         op = req["op"]
+        if "reset" in req:  # a new game begins with this request
+            self.held, self.numbers = {}, {}
+            random.seed(req["reset"])
         if op == "load":
             self.load()
             if self.error is not None:
                 raise self.error
-            return {"ok": True}
-        if op == "reset":
-            self.held, self.numbers = {}, {}
-            random.seed(req["seed"])
             return {"ok": True}
         if op == "fetch":
             memo = set()
@@ -1163,8 +1168,10 @@ class Solo:
 
     def random_layouts(self, req):
         layouts = []
-        for _ in range(req["count"]):
-            fleet = self.sub.call("randomly_place_all_ships")
+        count = req["count"]
+        # The first fleet alone (a wrong one is told at once), the rest in one exchange.
+        fleets = [self.sub.call("randomly_place_all_ships")] if count > 0 else []
+        for fleet in self.fleets(fleets, count):
             want("randomly_place_all_ships", fleet,
                  lambda f: isinstance(f, list) and all(isinstance(s, tuple) and len(s) == 5 for s in f),
                  "a list of ship tuples")
@@ -1176,6 +1183,14 @@ class Solo:
                 ships.append([[row, col + i] if horizontal else [row + i, col] for i in range(length)])
             layouts.append(ships)
         return {"outcome": "ok", "layouts": layouts}
+
+    def fleets(self, first, count):
+        """`first` (the first draw, if any), then the draws up to `count`, the first checked
+        before the rest are drawn."""
+        for fleet in first:
+            yield fleet
+        if count > 1:
+            yield from self.sub.call_many("randomly_place_all_ships", [()] * (count - 1))
 
 
 ASSIGNMENTS = {"colab-6x6": Colab, "solo-10x10": Solo}

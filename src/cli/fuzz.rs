@@ -4,7 +4,7 @@ use super::specs_or_diagnostics;
 use crate::exit;
 use anyhow::Context;
 use broadside::target::TargetSpec;
-use broadside::target::limits::{self};
+use broadside::target::limits;
 use camino::Utf8PathBuf;
 use std::io::Write;
 

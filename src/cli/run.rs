@@ -8,7 +8,7 @@ use broadside::load;
 use broadside::report::Audience;
 use broadside::report::{self, Report};
 use broadside::target::TargetSpec;
-use broadside::target::limits::{self};
+use broadside::target::limits;
 use camino::Utf8PathBuf;
 use clap::ValueEnum;
 use std::io::{IsTerminal, Write};

@@ -64,7 +64,9 @@ impl SpecSet {
 pub fn parse(source: &Source) -> Result<Spec, Diagnostic> {
     let raw: RawSpec = toml::from_str(&source.text).map_err(|e| diag::from_toml(source, &e))?;
     let spec = Spec::from_raw(raw).map_err(|m| {
-        let span = table_of(&m).and_then(|t| locate(&source.text, t));
+        let span = named_table(&m)
+            .and_then(|t| locate(&source.text, &t))
+            .or_else(|| table_of(&m).and_then(|t| locate(&source.text, t)));
         Diagnostic::new(source, span, m)
     })?;
     for rules in spec.modes.values() {
@@ -75,6 +77,18 @@ pub fn parse(source: &Source) -> Result<Spec, Diagnostic> {
         }
     }
     Ok(spec)
+}
+
+/// The one event's or query's table a validation message names (`` event `off-board` ``
+/// → `events.off-board`), to point at it rather than at the first of its kind.
+fn named_table(message: &str) -> Option<String> {
+    [("event `", "events"), ("query `", "queries")]
+        .into_iter()
+        .find_map(|(lead, table)| {
+            let rest = &message[message.find(lead)? + lead.len()..];
+            let name = &rest[..rest.find('`')?];
+            Some(format!("{table}.{name}"))
+        })
 }
 
 /// The spec table a validation message is about, to point at it.
@@ -148,6 +162,41 @@ mod tests {
         let err =
             parse(&Source::new(path, probe.as_str())).expect_err("a probe cannot be handed state");
         assert!(err.render(false).contains("builds its own games"));
+    }
+
+    #[test]
+    fn a_decision_named_by_an_event_or_a_query_is_checked_there() {
+        let files = builtin_files();
+        let (path, text) = files
+            .iter()
+            .find(|(p, _)| p.ends_with("solo-10x10.toml"))
+            .cloned()
+            .unwrap();
+        let at = |bad: &str| {
+            let e = parse(&Source::new(path.as_str(), bad)).expect_err("a wrong decision");
+            let shown = e.render(false);
+            let line = shown
+                .lines()
+                .find(|l| l.contains(" | ") && !l.trim().ends_with('|'));
+            (shown.clone(), line.unwrap_or_default().to_string())
+        };
+        let (e, line) = at(&text.replace(
+            "decision = \"off-board-call\"",
+            "decision = \"no-such-decision\"",
+        ));
+        assert!(
+            e.contains(
+                "event `off-board` names decision `no-such-decision`, which is not recorded"
+            ),
+            "{e}"
+        );
+        assert!(line.contains("[events.off-board]"), "{e}");
+        let (e, line) = at(&text.replace(
+            "decision = \"check-if-hits-repeat\"",
+            "decision = \"hit-returns-hit-ship\"",
+        ));
+        assert!(e.contains("query `fresh-hit` names decision `hit-returns-hit-ship`, which does not accept the other reading"), "{e}");
+        assert!(line.contains("[queries.fresh-hit]"), "{e}");
     }
 
     #[test]

@@ -12,12 +12,13 @@
 use super::generate::{Case, Move, Pick, PlayStep};
 use crate::cell::{Cell, RawCell};
 use crate::engine::Outcome;
-use crate::engine::{Answer, Dir, Event, Game, QueryValue};
+use crate::engine::{Answer, Dir, Event, Game};
 use crate::scenario::{Action, Check, Expect, Expected, Scenario};
 use crate::spec::{Meaning, Rules, StateKey};
 use crate::target::{Observed, reference};
-use std::fmt::Write as _;
 use std::sync::Arc;
+
+mod write;
 
 /// What the header of a written counterexample says about where it came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -492,302 +493,6 @@ impl<'a> Writer<'a> {
             .map(|(_, k)| (*k, reference::observe(&self.game, *k)))
             .collect()
     }
-
-    fn write(&self, end: u16, from: Option<&Provenance>) -> String {
-        let rules = self.rules;
-        let mut out = String::new();
-        let version = env!("CARGO_PKG_VERSION");
-        let steps = self.steps.len();
-        if let Some(p) = from {
-            let mut budget = p.cases.map_or(String::new(), |n| format!(" --cases {n}"));
-            if let Some(m) = &p.mode {
-                budget.push_str(&format!(" --mode {}", shell_word(m)));
-            }
-            let _ = writeln!(
-                out,
-                "# A counterexample found by `broadside fuzz` (broadside {version}): the reference's answers,"
-            );
-            let _ = writeln!(
-                out,
-                "# which {} did not give. Seed {}, case {}, shrunk to {} step{}.",
-                p.target,
-                p.seed,
-                p.case,
-                steps,
-                if steps == 1 { "" } else { "s" }
-            );
-            let _ = writeln!(
-                out,
-                "# Reproduce: broadside fuzz --assignment {} --target {}{budget} --seed {}",
-                rules.id,
-                shell_word(&p.target),
-                p.seed
-            );
-            let _ = writeln!(
-                out,
-                "# Replay:    broadside run THIS_FILE --target {}",
-                shell_word(&p.target)
-            );
-        }
-        let _ = writeln!(out, "assignment = {}", q(&rules.id));
-        if self.with_mode {
-            let _ = writeln!(out, "mode = {}", q(&rules.mode));
-        }
-        if let Some(p) = from {
-            let _ = writeln!(
-                out,
-                "title = {}",
-                q(&format!(
-                    "fuzz counterexample: seed {}, case {}",
-                    p.seed, p.case
-                ))
-            );
-            let _ = writeln!(out, "tags = [\"fuzz\"]");
-            let _ = writeln!(
-                out,
-                "description = {}",
-                q(&format!(
-                    "Found by broadside {version} fuzz with seed {} against {}; expected outcomes and state are the reference's.",
-                    p.seed, p.target
-                ))
-            );
-        }
-        self.write_setup(&mut out);
-        let mut off_board_total = 0;
-        for s in &self.steps {
-            out.push_str("\n[[steps]]\n");
-            self.write_action(&mut out, &s.action);
-            let mut decision = s.either;
-            let _ = writeln!(out, "expect = {}", self.expect(s));
-            let state = self.state(&s.state, s.off_board, &mut decision);
-            if let Some(d) = decision.and_then(|d| d.decision(self.rules, s.action_name())) {
-                let _ = writeln!(out, "decision = {}", q(d));
-            }
-            if !state.is_empty() {
-                let _ = writeln!(out, "state = {{ {} }}", state.join(", "));
-            }
-            off_board_total = s.off_board;
-        }
-        let end_state = self.observe(end);
-        if !end_state.is_empty() {
-            let mut decision = None;
-            let state = self.state(&end_state, off_board_total, &mut decision);
-            out.push_str("\n[end]\n");
-            if let Some(d) = decision.and_then(|d| d.decision(self.rules, "")) {
-                let _ = writeln!(out, "decision = {}", q(d));
-            }
-            for kv in state {
-                let _ = writeln!(out, "{kv}");
-            }
-        }
-        out
-    }
-
-    fn write_setup(&self, out: &mut String) {
-        let rules = self.rules;
-        if let Some(p) = self.plan.first {
-            let _ = writeln!(out, "\n[setup]\nfirst = {}", q(&rules.players[p]));
-        }
-        let cells = |cells: &[Cell]| {
-            let v: Vec<String> = cells.iter().map(|c| self.cell_text((*c).into())).collect();
-            format!("[{}]", v.join(", "))
-        };
-        if rules.players.len() == 1 {
-            if self.plan.setup.is_empty() {
-                return;
-            }
-            out.push_str("\n[setup.ships]\n");
-            for (i, c) in &self.plan.setup {
-                let _ = writeln!(out, "{} = {}", key(&rules.items[*i].name), cells(c));
-            }
-            return;
-        }
-        for (p, name) in rules.players.iter().enumerate() {
-            let of = |grenade: bool| -> Vec<String> {
-                self.plan
-                    .setup
-                    .iter()
-                    .filter(|(i, _)| {
-                        rules.items[*i].owner == p && rules.items[*i].grenade == grenade
-                    })
-                    .map(|(_, c)| cells(c))
-                    .collect()
-            };
-            let (ships, grenades) = (of(false), of(true));
-            if ships.is_empty() && grenades.is_empty() {
-                continue;
-            }
-            let _ = writeln!(out, "\n[setup.players.{}]", key(name));
-            if !ships.is_empty() {
-                let _ = writeln!(out, "ships = [{}]", ships.join(", "));
-            }
-            if !grenades.is_empty() {
-                let _ = writeln!(out, "grenades = [{}]", grenades.join(", "));
-            }
-        }
-    }
-
-    /// A cell in the assignment's notation, or a raw `[row, col]` pair off the board.
-    fn cell_text(&self, c: RawCell) -> String {
-        match self.rules.cell(c) {
-            Some(_) => q(&self.rules.notation.format(c)),
-            None => format!("[{}, {}]", c.row, c.col),
-        }
-    }
-
-    fn write_action(&self, out: &mut String, action: &Action) {
-        let rules = self.rules;
-        let dir = |d: &Dir| match d {
-            Dir::Right => "right",
-            Dir::Down => "down",
-            Dir::Left => "left",
-            Dir::Up => "up",
-        };
-        let _ = match action {
-            Action::Fire { player, at } => {
-                if let Some(p) = player {
-                    let _ = writeln!(out, "player = {}", q(&rules.players[*p]));
-                }
-                writeln!(out, "fire = {}", self.cell_text(*at))
-            }
-            Action::Drone { axis, index } => {
-                let axis = match axis {
-                    crate::engine::Axis::Row => "row",
-                    crate::engine::Axis::Col => "col",
-                };
-                writeln!(out, "drone = {{ {axis} = {index} }}")
-            }
-            Action::Missile { at } => writeln!(out, "missile = {}", self.cell_text(*at)),
-            Action::Place { item, at, dir: d } => {
-                let def = &rules.items[*item];
-                let player = if rules.players.len() > 1 {
-                    format!(", player = {}", q(&rules.players[def.owner]))
-                } else {
-                    String::new()
-                };
-                writeln!(
-                    out,
-                    "place = {{ ship = {}, at = {}, dir = {}{player} }}",
-                    q(&def.name),
-                    self.cell_text(*at),
-                    q(dir(d))
-                )
-            }
-            Action::Query { name, at, .. } => {
-                writeln!(out, "query = {}\nat = {}", q(name), self.cell_text(*at))
-            }
-            Action::Probe { name } => writeln!(out, "probe = {}", q(name)),
-            Action::RandomLayouts { count } => writeln!(out, "random_layouts = {count}"),
-        };
-    }
-
-    /// The `expect` value: the reference's answer with the details the spec reports.
-    fn expect(&self, s: &Written) -> String {
-        let rules = self.rules;
-        let a = &s.answer;
-        if let Some(v) = &a.value {
-            if s.either == Some(Reading::EitherBool) {
-                return "[true, false]".into();
-            }
-            return match v {
-                QueryValue::Bool(b) => b.to_string(),
-                QueryValue::Ship(Some(n)) => q(n),
-                QueryValue::Ship(None) => q("none"),
-            };
-        }
-        let word = a.outcome.word();
-        if s.either == Some(Reading::OffBoardMiss) {
-            return format!("[{}, \"miss\"]", q(word));
-        }
-        let has = |d: &str| rules.details.iter().any(|x| x == d);
-        let mut details = Vec::new();
-        match &s.action {
-            Action::Fire { .. } => {
-                if let (true, Some(ship)) = (has("ship"), &a.ship) {
-                    details.push(format!("ship = {}", q(ship)));
-                }
-                if let (true, Some(owner)) = (has("owner"), &a.owner) {
-                    details.push(format!("owner = {}", q(owner)));
-                }
-            }
-            Action::Drone { .. } => {
-                if let (true, Some(count)) = (has("count"), a.count) {
-                    details.push(format!("count = {count}"));
-                }
-            }
-            Action::Missile { .. } if has("cells") && !a.cells.is_empty() => {
-                let cells: Vec<String> = a
-                    .cells
-                    .iter()
-                    .map(|(c, o)| {
-                        format!(
-                            "{} = {}",
-                            q(&rules.notation.format((*c).into())),
-                            q(o.word())
-                        )
-                    })
-                    .collect();
-                details.push(format!("cells = {{ {} }}", cells.join(", ")));
-            }
-            _ => {}
-        }
-        if details.is_empty() {
-            q(word)
-        } else {
-            format!("{{ outcome = {}, {} }}", q(word), details.join(", "))
-        }
-    }
-
-    /// `key = value` pairs for a `state` table or `[end]`. A count that the other reading of
-    /// `off-board-call` would make larger lists both values under that decision, unless the
-    /// step already names another decision (then the count is left unchecked).
-    fn state(
-        &self,
-        state: &[(StateKey, Observed)],
-        off_board: u32,
-        decision: &mut Option<Reading>,
-    ) -> Vec<String> {
-        let rules = self.rules;
-        let mut out = Vec::new();
-        for (k, v) in state {
-            let value = match v {
-                Observed::Names(n) => {
-                    let v: Vec<String> = n.iter().map(|s| q(s)).collect();
-                    format!("[{}]", v.join(", "))
-                }
-                Observed::Bool(b) => b.to_string(),
-                Observed::Count(n) if *k == StateKey::Shots && off_board > 0 => {
-                    match decision {
-                        Some(d) if *d != Reading::OffBoardMiss => continue,
-                        _ => {}
-                    }
-                    *decision = Some(Reading::OffBoardMiss);
-                    format!("[{n}, {}]", n + off_board)
-                }
-                Observed::Count(n) => n.to_string(),
-                Observed::Player(p) => q(p.as_deref().unwrap_or("none")),
-                Observed::Cells(c) => {
-                    let v: Vec<String> = c
-                        .iter()
-                        .map(|c| q(&rules.notation.format((*c).into())))
-                        .collect();
-                    format!("[{}]", v.join(", "))
-                }
-                Observed::Board(rows) => {
-                    if rows
-                        .iter()
-                        .any(|r| r.contains('\\') || r.contains("\"\"\""))
-                    {
-                        q(&rows.join("\n"))
-                    } else {
-                        format!("\"\"\"\n{}\n\"\"\"", rows.join("\n"))
-                    }
-                }
-            };
-            out.push(format!("{} = {value}", k.name()));
-        }
-        out
-    }
 }
 
 impl Writer<'_> {
@@ -855,13 +560,7 @@ impl Writer<'_> {
                 Observed::Player(p) => Expected::Player(vec![p.clone()]),
                 Observed::Cells(c) => Expected::Cells(c.iter().copied().collect()),
                 Observed::Board(rows) => {
-                    // As written: a quoted string where a row needs escapes, else a
-                    // multi-line string, whose closing quotes follow a newline.
-                    let quoted = rows
-                        .iter()
-                        .any(|r| r.contains('\\') || r.contains("\"\"\""));
-                    let text = rows.join("\n") + if quoted { "" } else { "\n" };
-                    Expected::Board(text.lines().map(|l| l.trim_end().to_string()).collect())
+                    Expected::Board(rows.iter().map(|r| r.trim_end().to_string()).collect())
                 }
             };
             out.push(Check {
@@ -902,23 +601,6 @@ impl Reading {
                 .decision
                 .as_deref(),
         }
-    }
-}
-
-/// A TOML basic string.
-fn q(s: &str) -> String {
-    toml::Value::String(s.to_string()).to_string()
-}
-
-/// A TOML key: bare where it may be, quoted otherwise.
-fn key(s: &str) -> String {
-    if !s.is_empty()
-        && s.chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
-    {
-        s.to_string()
-    } else {
-        q(s)
     }
 }
 

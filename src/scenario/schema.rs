@@ -1,10 +1,12 @@
 //! The scenario file's TOML schema, in one place. Polymorphic values (a cell, an
-//! expectation, a state value) stay `toml::Value` with their span and are read by the loader,
-//! so every error keeps its position (no `untagged` enums here).
+//! expectation, a state value) have the typed shapes of [`super::raw`], each with its span,
+//! so every error keeps its position (no `untagged` or `flatten` here).
 
+pub use super::raw::RawState;
+use super::raw::{CellInput, DroneInput, ExpectInput, Loose, PlaceInput, ShipInput};
 use serde::Deserialize;
 use std::collections::BTreeMap;
-use toml::{Spanned, Value};
+use toml::Spanned;
 
 /// A whole scenario file.
 #[derive(Debug, Deserialize)]
@@ -51,7 +53,7 @@ pub struct RawDialogue {
 #[serde(deny_unknown_fields)]
 pub struct RawSetup {
     /// One-player games: ship name → a list of cells, or `{ at = CELL, dir = "right" }`.
-    pub ships: Option<Spanned<BTreeMap<Spanned<String>, Spanned<Value>>>>,
+    pub ships: Option<Spanned<BTreeMap<Spanned<String>, Spanned<ShipInput>>>>,
     /// Two-player games: player name → that player's ships and grenades.
     pub players: Option<Spanned<BTreeMap<Spanned<String>, RawPlayerSetup>>>,
     /// Two-player games: who moves first (default the spec's).
@@ -74,73 +76,32 @@ pub struct RawFleetEntry {
 #[serde(deny_unknown_fields)]
 pub struct RawPlayerSetup {
     #[serde(default)]
-    pub ships: Vec<Spanned<Value>>,
+    pub ships: Vec<Spanned<ShipInput>>,
     #[serde(default)]
-    pub grenades: Vec<Spanned<Value>>,
+    pub grenades: Vec<Spanned<ShipInput>>,
 }
 
 /// One `[[steps]]` entry: exactly one action, then what to expect.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawStep {
-    pub fire: Option<Spanned<Value>>,
+    pub fire: Option<Spanned<CellInput>>,
     pub player: Option<Spanned<String>>,
-    pub drone: Option<Spanned<Value>>,
-    pub missile: Option<Spanned<Value>>,
-    pub place: Option<Spanned<Value>>,
+    pub drone: Option<Spanned<DroneInput>>,
+    pub missile: Option<Spanned<CellInput>>,
+    pub place: Option<Spanned<PlaceInput>>,
     /// A cell question by name (the spec's `[queries]`), with `at`.
-    pub query: Option<Spanned<Value>>,
+    pub query: Option<Spanned<Loose<String>>>,
     /// The cell a `query` asks about.
-    pub at: Option<Spanned<Value>>,
+    pub at: Option<Spanned<CellInput>>,
     /// A whole-function check by name (the spec's `[probes]`).
-    pub probe: Option<Spanned<Value>>,
+    pub probe: Option<Spanned<Loose<String>>>,
     /// Call the student's random-fleet function this many times and check every fleet.
-    pub random_layouts: Option<Spanned<Value>>,
-    pub expect: Option<Spanned<Value>>,
+    pub random_layouts: Option<Spanned<Loose<u32>>>,
+    pub expect: Option<Spanned<ExpectInput>>,
     pub state: Option<Spanned<RawState>>,
     /// The spec decision whose `accept_also` lets this step list several accepted values.
     pub decision: Option<Spanned<String>>,
     /// Free text for the reader.
     pub note: Option<String>,
-}
-
-/// A `state = { … }` table or the `[end]` table.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RawState {
-    pub remaining: Option<Spanned<Value>>,
-    pub sunk: Option<Spanned<Value>>,
-    pub won: Option<Spanned<Value>>,
-    pub lost: Option<Spanned<Value>>,
-    pub winner: Option<Spanned<Value>>,
-    pub next: Option<Spanned<Value>>,
-    pub shots: Option<Spanned<Value>>,
-    pub turns: Option<Spanned<Value>>,
-    pub moves: Option<Spanned<Value>>,
-    pub targeted: Option<Spanned<Value>>,
-    pub board: Option<Spanned<Value>>,
-    /// In `[end]` only: the decision whose `accept_also` allows listed alternatives.
-    pub decision: Option<Spanned<String>>,
-}
-
-impl RawState {
-    /// The keys present, in a fixed order, with their values.
-    pub fn entries(&self) -> Vec<(&'static str, &Spanned<Value>)> {
-        [
-            ("remaining", &self.remaining),
-            ("sunk", &self.sunk),
-            ("won", &self.won),
-            ("lost", &self.lost),
-            ("winner", &self.winner),
-            ("next", &self.next),
-            ("shots", &self.shots),
-            ("turns", &self.turns),
-            ("moves", &self.moves),
-            ("targeted", &self.targeted),
-            ("board", &self.board),
-        ]
-        .into_iter()
-        .filter_map(|(k, v)| v.as_ref().map(|v| (k, v)))
-        .collect()
-    }
 }

@@ -80,14 +80,18 @@ impl Cx<'_> {
                 );
             }
         }
-        if out.len() == moves.len() {
+        // An empty list is reported above; the plan has no move to point at.
+        if !moves.is_empty() && out.len() == moves.len() {
             let names: Vec<&str> = out.iter().map(|m| m.name.as_str()).collect();
             if let Err((k, why)) = plan::check_plan(id, &names) {
-                self.err(
-                    moves[k].span(),
-                    format!("move `{}` cannot be played here", names[k]),
-                    why,
-                );
+                match moves.get(k) {
+                    Some(m) => self.err(
+                        m.span(),
+                        format!("move `{}` cannot be played here", m.get_ref()),
+                        why,
+                    ),
+                    None => self.err(span, "the plan cannot be played", why),
+                }
             }
         }
         out
@@ -119,6 +123,14 @@ mod tests {
         let text = "assignment = \"battleboats\"\n[dialogue]\nmoves = [\"miss\", \"repeat-miss\"]\nseed = 4\n";
         let d = load(text).expect("loads").dialogue.expect("a dialogue");
         assert_eq!((d.moves.len(), d.seed), (2, 4));
+    }
+
+    #[test]
+    fn a_dialogue_without_moves_is_reported_not_a_panic() {
+        for id in crate::scenario::plan::assignments() {
+            let text = format!("assignment = \"{id}\"\n[dialogue]\nmoves = []\n");
+            assert_eq!(problems(&text), ["a dialogue without moves @ []"], "{id}");
+        }
     }
 
     #[test]

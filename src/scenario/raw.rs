@@ -138,7 +138,8 @@ fn sorted_entries<'de, A: MapAccess<'de>>(
     Ok(Some(entries))
 }
 
-/// Implements the scalar visits of a visitor as `Self::Value::from(Value)`.
+/// Implements the scalar visits (boolean, integer, float) of a visitor as
+/// `Self::Value::from(Value)`, so each shape says once what a scalar is to it.
 macro_rules! scalars_as_value {
     () => {
         fn visit_bool<E: de::Error>(self, v: bool) -> Result<Self::Value, E> {
@@ -326,6 +327,24 @@ pub enum ShipInput {
     Other,
 }
 
+impl ShipInput {
+    /// `{ at = CELL, dir = "right" }` from a table's entries in key order.
+    fn line(entries: impl IntoIterator<Item = (String, Value)>) -> ShipInput {
+        let (mut at, mut dir, mut unknown) = (None, None, None);
+        for (key, value) in entries {
+            match key.as_str() {
+                "at" => at = Some(CellInput::from(value)),
+                "dir" => dir = Some(DirInput::from(value)),
+                _ => {
+                    unknown.get_or_insert(key);
+                }
+            }
+        }
+        ShipInput::Line { at, dir, unknown }
+    }
+}
+
+/// A whole value as a position (a visitor's lists and scalars).
 impl From<Value> for ShipInput {
     fn from(v: Value) -> ShipInput {
         match v {
@@ -336,11 +355,7 @@ impl From<Value> for ShipInput {
                 ShipInput::One(CellInput::from(Value::Array(list)))
             }
             Value::Array(list) => ShipInput::Cells(list.into_iter().map(CellInput::from).collect()),
-            Value::Table(t) => ShipInput::Line {
-                at: t.get("at").cloned().map(CellInput::from),
-                dir: t.get("dir").cloned().map(DirInput::from),
-                unknown: t.keys().find(|k| *k != "at" && *k != "dir").cloned(),
-            },
+            Value::Table(t) => ShipInput::line(t),
             _ => ShipInput::Other,
         }
     }
@@ -348,7 +363,24 @@ impl From<Value> for ShipInput {
 
 impl<'de> Deserialize<'de> for ShipInput {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        Value::deserialize(d).map(ShipInput::from)
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = ShipInput;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a list of cells or a table")
+            }
+            scalars_as_value!();
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<ShipInput, E> {
+                Ok(ShipInput::One(CellInput::Notation(v.to_string())))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<ShipInput, A::Error> {
+                seq_value(seq).map(ShipInput::from)
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<ShipInput, A::Error> {
+                Ok(sorted_entries(map)?.map_or(ShipInput::Other, ShipInput::line))
+            }
+        }
+        d.deserialize_any(V)
     }
 }
 
@@ -372,28 +404,66 @@ pub enum PlaceInput {
     NotATable,
 }
 
+impl PlaceInput {
+    /// A placement from a table's entries in key order.
+    fn table(entries: impl IntoIterator<Item = (String, Value)>) -> PlaceInput {
+        let (mut ship, mut at, mut dir, mut player, mut unknown) = (None, None, None, None, None);
+        for (key, value) in entries {
+            match key.as_str() {
+                "ship" => ship = value.as_str().map(String::from),
+                "at" => at = Some(CellInput::from(value)),
+                "dir" => dir = Some(DirInput::from(value)),
+                "player" => {
+                    player = Some(match value {
+                        Value::String(s) => Loose::Fit(s),
+                        other => Loose::Misfit(other),
+                    })
+                }
+                _ => {
+                    unknown.get_or_insert(key);
+                }
+            }
+        }
+        PlaceInput::Table {
+            ship,
+            at,
+            dir,
+            player,
+            unknown,
+        }
+    }
+}
+
+/// A whole value as a placement (a visitor's scalars).
 impl From<Value> for PlaceInput {
     fn from(v: Value) -> PlaceInput {
-        let Value::Table(t) = v else {
-            return PlaceInput::NotATable;
-        };
-        const KEYS: [&str; 4] = ["ship", "at", "dir", "player"];
-        PlaceInput::Table {
-            ship: t.get("ship").and_then(Value::as_str).map(String::from),
-            at: t.get("at").cloned().map(CellInput::from),
-            dir: t.get("dir").cloned().map(DirInput::from),
-            player: t.get("player").map(|p| match p {
-                Value::String(s) => Loose::Fit(s.clone()),
-                other => Loose::Misfit(other.clone()),
-            }),
-            unknown: t.keys().find(|k| !KEYS.contains(&k.as_str())).cloned(),
+        match v {
+            Value::Table(t) => PlaceInput::table(t),
+            _ => PlaceInput::NotATable,
         }
     }
 }
 
 impl<'de> Deserialize<'de> for PlaceInput {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        Value::deserialize(d).map(PlaceInput::from)
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = PlaceInput;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a table")
+            }
+            scalars_as_value!();
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<PlaceInput, E> {
+                Ok(PlaceInput::NotATable)
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<PlaceInput, A::Error> {
+                seq_value(seq).map(PlaceInput::from)
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<PlaceInput, A::Error> {
+                Ok(sorted_entries(map)?.map_or(PlaceInput::NotATable, PlaceInput::table))
+            }
+        }
+        d.deserialize_any(V)
     }
 }
 
@@ -436,6 +506,7 @@ impl<'de> Deserialize<'de> for DroneInput {
     }
 }
 
+/// A scalar is no drone (the visitor's scalars).
 impl From<Value> for DroneInput {
     fn from(_: Value) -> DroneInput {
         DroneInput::Malformed
@@ -570,6 +641,8 @@ impl<'de> Deserialize<'de> for ExpectInput {
     }
 }
 
+/// A scalar as an expectation: a boolean is a query's answer, anything else no
+/// expectation (the visitor's scalars).
 impl From<Value> for ExpectInput {
     fn from(v: Value) -> ExpectInput {
         match v {

@@ -1,4 +1,9 @@
 //! Reading a scenario file: TOML → checked [`Scenario`], every problem a [`Diagnostic`].
+//!
+//! The file is read into the schema's raw types (`schema.rs`, `raw.rs`), then checked against
+//! its spec, one concern a file: `setup`, `step`, `expect`, `state`, `dialogue`, `cell`. This
+//! `mod.rs` holds more than re-exports: the entry point [`parse`], the checking context `Cx`
+//! and the scenario's own header and game, which tie the concerns together.
 
 use super::model::{Check, Credit, Expected, Scenario, Setup, Step, Visibility};
 use super::schema::{RawScenario, RawState, RawStep};

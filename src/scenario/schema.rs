@@ -14,11 +14,13 @@ use toml::Spanned;
 pub struct RawScenario {
     /// The spec id, e.g. `"colab-6x6"`.
     pub assignment: Spanned<String>,
+    /// A title for reports; default the file's name without `.toml`.
     pub title: Option<String>,
     /// Points for passing; default 1.
     pub points: Option<Spanned<i64>>,
     /// `visible` (default), `hidden` or `after-due-date`.
     pub visibility: Option<Spanned<String>>,
+    /// Free labels for grouping, e.g. `["fire", "handout"]`.
     #[serde(default)]
     pub tags: Vec<String>,
     /// The spec mode, e.g. `"expert"`; default the spec's own.
@@ -28,10 +30,13 @@ pub struct RawScenario {
     /// `"own"`: play end to end on the student's own state, even where the spec hands a
     /// function the reference's.
     pub given: Option<Spanned<String>>,
+    /// `[setup]`: the ships placed before play, and a smaller board or fleet.
     #[serde(default)]
     pub setup: RawSetup,
+    /// `[[steps]]`, in order.
     #[serde(default)]
     pub steps: Vec<Spanned<RawStep>>,
+    /// `[end]`: checked after the last step.
     pub end: Option<Spanned<RawState>>,
     /// A dialogue scenario: a whole program driven through its input (instead of `setup`,
     /// `steps` and `end`).
@@ -49,6 +54,7 @@ pub struct RawDialogue {
     pub seed: Option<Spanned<i64>>,
 }
 
+/// `[setup]`.
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawSetup {
@@ -60,23 +66,30 @@ pub struct RawSetup {
     pub first: Option<Spanned<String>>,
     /// A smaller board for a handout's worked example.
     pub rows: Option<Spanned<i64>>,
+    /// Columns of that smaller board.
     pub cols: Option<Spanned<i64>>,
     /// A replacement fleet for a handout's worked example.
     pub fleet: Option<Spanned<Vec<RawFleetEntry>>>,
 }
 
+/// One ship of a replacement fleet.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawFleetEntry {
+    /// The ship's name, unique in the fleet.
     pub name: String,
+    /// Its length in cells.
     pub length: u8,
 }
 
+/// `[setup.players.<name>]`: one player's items, filling that player's fleet in order.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawPlayerSetup {
+    /// The player's ships.
     #[serde(default)]
     pub ships: Vec<Spanned<ShipInput>>,
+    /// The player's grenades (grenades-8x8).
     #[serde(default)]
     pub grenades: Vec<Spanned<ShipInput>>,
 }
@@ -85,10 +98,15 @@ pub struct RawPlayerSetup {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawStep {
+    /// `fire = CELL`: a shot.
     pub fire: Option<Spanned<CellInput>>,
+    /// Who fires, in a two-player game.
     pub player: Option<Spanned<String>>,
+    /// `drone = { row = N } | { col = N }`: a scan.
     pub drone: Option<Spanned<DroneInput>>,
+    /// `missile = CELL`: a strike on the 3×3 square around the cell.
     pub missile: Option<Spanned<CellInput>>,
+    /// `place = { ship, at, dir }`: a call to the student's placement code.
     pub place: Option<Spanned<PlaceInput>>,
     /// A cell question by name (the spec's `[queries]`), with `at`.
     pub query: Option<Spanned<Loose<String>>>,
@@ -98,7 +116,9 @@ pub struct RawStep {
     pub probe: Option<Spanned<Loose<String>>>,
     /// Call the student's random-fleet function this many times and check every fleet.
     pub random_layouts: Option<Spanned<Loose<u32>>>,
+    /// What the action should answer.
     pub expect: Option<Spanned<ExpectInput>>,
+    /// State keys checked after this step.
     pub state: Option<Spanned<RawState>>,
     /// The spec decision whose `accept_also` lets this step list several accepted values.
     pub decision: Option<Spanned<String>>,

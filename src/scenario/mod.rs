@@ -4,6 +4,7 @@
 mod load;
 mod model;
 pub mod plan;
+mod raw;
 mod schema;
 
 pub use load::parse;

@@ -1,10 +1,12 @@
 //! The scenario file's TOML schema, in one place. Polymorphic values (a cell, an
-//! expectation, a state value) stay `toml::Value` with their span and are read by the loader,
-//! so every error keeps its position (no `untagged` enums here).
+//! expectation, a state value) have the typed shapes of [`super::raw`], each with its span,
+//! so every error keeps its position (no `untagged` or `flatten` here).
 
+pub use super::raw::RawState;
+use super::raw::{CellInput, DroneInput, ExpectInput, Loose, PlaceInput, ShipInput};
 use serde::Deserialize;
 use std::collections::BTreeMap;
-use toml::{Spanned, Value};
+use toml::Spanned;
 
 /// A whole scenario file.
 #[derive(Debug, Deserialize)]
@@ -12,11 +14,13 @@ use toml::{Spanned, Value};
 pub struct RawScenario {
     /// The spec id, e.g. `"colab-6x6"`.
     pub assignment: Spanned<String>,
+    /// A title for reports; default the file's name without `.toml`.
     pub title: Option<String>,
     /// Points for passing; default 1.
     pub points: Option<Spanned<i64>>,
     /// `visible` (default), `hidden` or `after-due-date`.
     pub visibility: Option<Spanned<String>>,
+    /// Free labels for grouping, e.g. `["fire", "handout"]`.
     #[serde(default)]
     pub tags: Vec<String>,
     /// The spec mode, e.g. `"expert"`; default the spec's own.
@@ -26,10 +30,13 @@ pub struct RawScenario {
     /// `"own"`: play end to end on the student's own state, even where the spec hands a
     /// function the reference's.
     pub given: Option<Spanned<String>>,
+    /// `[setup]`: the ships placed before play, and a smaller board or fleet.
     #[serde(default)]
     pub setup: RawSetup,
+    /// `[[steps]]`, in order.
     #[serde(default)]
     pub steps: Vec<Spanned<RawStep>>,
+    /// `[end]`: checked after the last step.
     pub end: Option<Spanned<RawState>>,
     /// A dialogue scenario: a whole program driven through its input (instead of `setup`,
     /// `steps` and `end`).
@@ -47,100 +54,74 @@ pub struct RawDialogue {
     pub seed: Option<Spanned<i64>>,
 }
 
+/// `[setup]`.
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawSetup {
     /// One-player games: ship name → a list of cells, or `{ at = CELL, dir = "right" }`.
-    pub ships: Option<Spanned<BTreeMap<Spanned<String>, Spanned<Value>>>>,
+    pub ships: Option<Spanned<BTreeMap<Spanned<String>, Spanned<ShipInput>>>>,
     /// Two-player games: player name → that player's ships and grenades.
     pub players: Option<Spanned<BTreeMap<Spanned<String>, RawPlayerSetup>>>,
     /// Two-player games: who moves first (default the spec's).
     pub first: Option<Spanned<String>>,
     /// A smaller board for a handout's worked example.
     pub rows: Option<Spanned<i64>>,
+    /// Columns of that smaller board.
     pub cols: Option<Spanned<i64>>,
     /// A replacement fleet for a handout's worked example.
     pub fleet: Option<Spanned<Vec<RawFleetEntry>>>,
 }
 
+/// One ship of a replacement fleet.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawFleetEntry {
+    /// The ship's name, unique in the fleet.
     pub name: String,
+    /// Its length in cells.
     pub length: u8,
 }
 
+/// `[setup.players.<name>]`: one player's items, filling that player's fleet in order.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawPlayerSetup {
+    /// The player's ships.
     #[serde(default)]
-    pub ships: Vec<Spanned<Value>>,
+    pub ships: Vec<Spanned<ShipInput>>,
+    /// The player's grenades (grenades-8x8).
     #[serde(default)]
-    pub grenades: Vec<Spanned<Value>>,
+    pub grenades: Vec<Spanned<ShipInput>>,
 }
 
 /// One `[[steps]]` entry: exactly one action, then what to expect.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawStep {
-    pub fire: Option<Spanned<Value>>,
+    /// `fire = CELL`: a shot.
+    pub fire: Option<Spanned<CellInput>>,
+    /// Who fires, in a two-player game.
     pub player: Option<Spanned<String>>,
-    pub drone: Option<Spanned<Value>>,
-    pub missile: Option<Spanned<Value>>,
-    pub place: Option<Spanned<Value>>,
+    /// `drone = { row = N } | { col = N }`: a scan.
+    pub drone: Option<Spanned<DroneInput>>,
+    /// `missile = CELL`: a strike on the 3×3 square around the cell.
+    pub missile: Option<Spanned<CellInput>>,
+    /// `place = { ship, at, dir }`: a call to the student's placement code.
+    pub place: Option<Spanned<PlaceInput>>,
     /// A cell question by name (the spec's `[queries]`), with `at`.
-    pub query: Option<Spanned<Value>>,
+    pub query: Option<Spanned<Loose<String>>>,
     /// The cell a `query` asks about.
-    pub at: Option<Spanned<Value>>,
+    pub at: Option<Spanned<CellInput>>,
     /// A whole-function check by name (the spec's `[probes]`).
-    pub probe: Option<Spanned<Value>>,
+    pub probe: Option<Spanned<Loose<String>>>,
     /// Call the student's random-fleet function this many times and check every fleet.
-    pub random_layouts: Option<Spanned<Value>>,
-    pub expect: Option<Spanned<Value>>,
+    pub random_layouts: Option<Spanned<Loose<u32>>>,
+    /// What the action should answer.
+    pub expect: Option<Spanned<ExpectInput>>,
+    /// State keys checked after this step.
     pub state: Option<Spanned<RawState>>,
     /// The spec decision whose `accept_also` lets this step list several accepted values.
     pub decision: Option<Spanned<String>>,
     /// Free text for the reader.
     pub note: Option<String>,
-}
-
-/// A `state = { … }` table or the `[end]` table.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RawState {
-    pub remaining: Option<Spanned<Value>>,
-    pub sunk: Option<Spanned<Value>>,
-    pub won: Option<Spanned<Value>>,
-    pub lost: Option<Spanned<Value>>,
-    pub winner: Option<Spanned<Value>>,
-    pub next: Option<Spanned<Value>>,
-    pub shots: Option<Spanned<Value>>,
-    pub turns: Option<Spanned<Value>>,
-    pub moves: Option<Spanned<Value>>,
-    pub targeted: Option<Spanned<Value>>,
-    pub board: Option<Spanned<Value>>,
-    /// In `[end]` only: the decision whose `accept_also` allows listed alternatives.
-    pub decision: Option<Spanned<String>>,
-}
-
-impl RawState {
-    /// The keys present, in a fixed order, with their values.
-    pub fn entries(&self) -> Vec<(&'static str, &Spanned<Value>)> {
-        [
-            ("remaining", &self.remaining),
-            ("sunk", &self.sunk),
-            ("won", &self.won),
-            ("lost", &self.lost),
-            ("winner", &self.winner),
-            ("next", &self.next),
-            ("shots", &self.shots),
-            ("turns", &self.turns),
-            ("moves", &self.moves),
-            ("targeted", &self.targeted),
-            ("board", &self.board),
-        ]
-        .into_iter()
-        .filter_map(|(k, v)| v.as_ref().map(|v| (k, v)))
-        .collect()
-    }
 }

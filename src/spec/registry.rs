@@ -121,13 +121,14 @@ mod tests {
         );
         let err = parse(&Source::new(path, bad.as_str())).expect_err("an unknown [checks] key");
         let shown = err.render(false);
-        assert!(shown.contains("[checks.shots_fired] names neither"), "{shown}");
+        assert!(
+            shown.contains("[checks.shots_fired] names neither"),
+            "{shown}"
+        );
         // The diagnostic underlines the row it is about (the message's words once sent it
         // to the `details` line, which it mentions).
         assert!(
-            shown
-                .lines()
-                .any(|l| l.contains(" | [checks.shots_fired]")),
+            shown.lines().any(|l| l.contains(" | [checks.shots_fired]")),
             "{shown}"
         );
         let probe = format!(

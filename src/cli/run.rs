@@ -231,11 +231,29 @@ pub(crate) fn run(args: RunArgs) -> Result<u8, Error> {
         }
         None => write!(anstream::stdout(), "{text}")?,
     }
+    if let Some(e) = not_graded(&report) {
+        return Err(e);
+    }
     Ok(if report.all_passed() {
         exit::PASSED
     } else {
         exit::FAILED
     })
+}
+
+/// A report with scenarios broadside itself failed to play is no grade ([`exit::GRADER`]):
+/// how many, and the first one's fault.
+fn not_graded(report: &Report) -> Option<Error> {
+    let n = report.summary.not_graded;
+    let first = report
+        .scenarios
+        .iter()
+        .find(|r| r.status == report::Status::NotGraded)?;
+    let why = first.fault.as_ref().map_or("", |f| f.message.as_str());
+    Some(Error::Grader(format!(
+        "{} not graded: broadside's own side failed ({why}); nothing was scored, fix the machine and run again",
+        super::plural(n, "scenario", "scenarios")
+    )))
 }
 
 /// `run`'s progress on standard error while scenarios play, so a submission that hangs

@@ -155,7 +155,7 @@ enum Command {
     /// Differential testing: random cases against the reference, the first divergence
     /// shrunk to a short scenario file that `run` replays.
     #[command(
-        after_help = "Examples:\n  broadside fuzz --assignment colab-6x6 --target python:battleship.py\n  broadside fuzz --assignment solo-10x10 --target python:fixtures/submissions/solo-10x10/hits-kept-as-count --seed 7 --out found.toml\n  broadside fuzz --assignment battleboats --mode expert --time 30\n\nThe counterexample is printed and written to --out (default fuzz-ASSIGNMENT-SEED.toml).\nExit codes: 0 no divergence, 1 a divergence was found, 2 the inputs are wrong."
+        after_help = "Examples:\n  broadside fuzz --assignment colab-6x6 --target python:battleship.py\n  broadside fuzz --assignment solo-10x10 --target python:fixtures/submissions/solo-10x10/hits-kept-as-count --seed 7 --out found.toml\n  broadside fuzz --assignment battleboats --mode expert --time 30\n\nThe counterexample is printed and written to --out (default fuzz-ASSIGNMENT-SEED.toml).\nExit codes: 0 no divergence, 1 a divergence was found, 2 the inputs are wrong, 3 broadside's own side failed (a target it could not start)."
     )]
     Fuzz(cli::fuzz::FuzzArgs),
     /// List the bundled assignments and their published scenarios.

@@ -947,3 +947,31 @@ fn a_driver_the_grader_cannot_start_leaves_the_scenario_not_graded_not_zero() {
     assert_eq!(v["summary"]["not_graded"], 1, "{v}");
     assert_eq!(v["summary"]["errors"], 0, "{v}");
 }
+
+#[test]
+fn fuzz_reports_a_grader_that_cannot_start_the_target_as_its_own_failure() {
+    // A `harness` fault is no divergence of the target: exit 3 and no counterexample.
+    let empty = tempfile::tempdir().unwrap();
+    let out_file = empty.path().join("found.toml");
+    let out = broadside()
+        .env("PATH", empty.path())
+        .args([
+            "fuzz",
+            "--assignment",
+            "colab-6x6",
+            "--target",
+            "cmd:true",
+            "--cases",
+            "2",
+            "--seed",
+            "1",
+            "--out",
+        ])
+        .arg(&out_file)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{err}");
+    assert!(err.contains("broadside's own side failed"), "{err}");
+    assert!(!out_file.exists());
+}

@@ -34,6 +34,10 @@ pub enum FaultKind {
     NotRun,
     /// Native code wrote past the end of a buffer broadside gave it.
     Overrun,
+    /// broadside's own side failed, not the submission: the grader could not start its own
+    /// driver or the interpreter, say. The scenario is not graded (never scored as the
+    /// student's zero); fix the machine and grade again.
+    Harness,
 }
 
 /// A target's failure to answer, with what it said.
@@ -69,6 +73,7 @@ impl FaultKind {
             FaultKind::Leak => "leak",
             FaultKind::NotRun => "not run",
             FaultKind::Overrun => "overrun",
+            FaultKind::Harness => "harness",
         }
     }
 }

@@ -21,22 +21,80 @@ mod exit {
     pub const GRADER: u8 = 3;
 }
 
-/// An error on broadside's own side, not the inputs' ([`exit::GRADER`]).
+/// Why a command stopped before its end, each kind with its exit code
+/// ([`Error::exit_code`]). A command that ran to its end returns its own code instead
+/// (`grade`'s 1 for a run interrupted or a submission left not graded, say).
 #[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub(crate) struct GraderSide(pub(crate) String);
+pub(crate) enum Error {
+    /// The inputs are wrong: a flag's value, a path that is not there, scenarios that name
+    /// nothing to play ([`exit::BAD_INPUT`]). Printed as `error: MESSAGE`.
+    #[error("{0}")]
+    Input(String),
+    /// Spec, scenario or suite files that do not load, each diagnostic pointing at its
+    /// `file:line:col` ([`exit::BAD_INPUT`]). Printed as the diagnostics and their count.
+    #[error("{} found", cli::plural(.0.len(), "problem", "problems"))]
+    Diagnostics(Vec<broadside::diag::Diagnostic>),
+    /// broadside could not do its own part: a tool it needs is missing or broken (the
+    /// Python interpreter), users for the children could not be claimed, a report could not
+    /// be written ([`exit::GRADER`]). Nothing was graded wrongly.
+    #[error("{0}")]
+    Grader(String),
+    /// Standard output or standard error could not be written (a pipe closed early): the
+    /// caller's side, as bad input is ([`exit::BAD_INPUT`]).
+    #[error(transparent)]
+    Output(#[from] std::io::Error),
+}
 
-/// The exit code for an error: [`exit::GRADER`] when broadside's own side failed, else
-/// [`exit::BAD_INPUT`].
-fn exit_code_of(e: &anyhow::Error) -> u8 {
-    let own = e.chain().any(|c| {
-        c.is::<GraderSide>()
-            || matches!(
-                c.downcast_ref::<broadside::target::TargetError>(),
-                Some(broadside::target::TargetError::Grader(_))
-            )
-    });
-    if own { exit::GRADER } else { exit::BAD_INPUT }
+impl Error {
+    /// The exit code this error ends broadside with (see [`exit`]).
+    pub(crate) fn exit_code(&self) -> u8 {
+        match self {
+            Error::Input(_) | Error::Diagnostics(_) | Error::Output(_) => exit::BAD_INPUT,
+            Error::Grader(_) => exit::GRADER,
+        }
+    }
+
+    /// [`Error::Input`] with `context` before what `e` and its sources say
+    /// (`context: error: source`).
+    pub(crate) fn input(context: impl std::fmt::Display, e: &dyn std::error::Error) -> Error {
+        Error::Input(format!("{context}: {}", chain(e)))
+    }
+
+    /// [`Error::Grader`] with `context` before what `e` and its sources say.
+    pub(crate) fn grader(context: impl std::fmt::Display, e: &dyn std::error::Error) -> Error {
+        Error::Grader(format!("{context}: {}", chain(e)))
+    }
+
+    /// Prints the error on standard error: `error: MESSAGE`, or the diagnostics.
+    fn print(&self) {
+        match self {
+            Error::Diagnostics(d) => cli::print_diagnostics(d),
+            other => {
+                let _ = writeln!(anstream::stderr(), "error: {}", chain(other));
+            }
+        }
+    }
+}
+
+impl From<broadside::target::TargetError> for Error {
+    fn from(e: broadside::target::TargetError) -> Error {
+        match e {
+            broadside::target::TargetError::Input(m) => Error::Input(m),
+            broadside::target::TargetError::Grader(m) => Error::Grader(m),
+        }
+    }
+}
+
+/// What `e` says followed by what each of its sources says, `: ` between them.
+pub(crate) fn chain(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        text.push_str(": ");
+        text.push_str(&s.to_string());
+        source = s.source();
+    }
+    text
 }
 
 #[derive(Parser)]
@@ -73,7 +131,7 @@ enum Command {
     Run(cli::run::RunArgs),
     /// Grade a class: every sub-folder of --submissions against the suites, in parallel.
     #[command(
-        after_help = "Examples:\n  broadside grade --suite fixtures/scenarios/solo-10x10 --submissions fixtures/submissions/solo-10x10 --out graded\n  broadside grade --suite published --suite hidden --submissions class --out graded --jobs 4 --resume\n  broadside grade --suite s --submissions class --out graded-2 --shard 2/4   # then: broadside merge graded-* --out graded\n\nWrites OUT/<submission>/report.json (staff), results.json (Gradescope), junit.xml and report.txt (student view), then OUT/summary.csv and OUT/summary.json.\n\nExit codes: 0 every submission graded, 1 the run was interrupted or a submission could not be set up or its report written (left not graded), 2 the inputs are wrong, 3 the output folder or the summary could not be written."
+        after_help = "Examples:\n  broadside grade --suite fixtures/scenarios/solo-10x10 --submissions fixtures/submissions/solo-10x10 --out graded\n  broadside grade --suite published --suite hidden --submissions class --out graded --jobs 4 --resume\n  broadside grade --suite s --submissions class --out graded-2 --shard 2/4   # then: broadside merge graded-* --out graded\n\nWrites OUT/<submission>/report.json (staff), results.json (Gradescope), junit.xml and report.txt (student view), then OUT/summary.csv and OUT/summary.json.\n\nExit codes: 0 every submission graded, 1 the run was interrupted or a submission could not be set up, played (a harness fault) or its report written (left not graded), 2 the inputs are wrong, 3 the output folder or the summary could not be written."
     )]
     Grade(cli::grade::GradeArgs),
     /// Build a Gradescope autograder zip: this binary, the suites, setup.sh and
@@ -97,7 +155,7 @@ enum Command {
     /// Differential testing: random cases against the reference, the first divergence
     /// shrunk to a short scenario file that `run` replays.
     #[command(
-        after_help = "Examples:\n  broadside fuzz --assignment colab-6x6 --target python:battleship.py\n  broadside fuzz --assignment solo-10x10 --target python:fixtures/submissions/solo-10x10/hits-kept-as-count --seed 7 --out found.toml\n  broadside fuzz --assignment battleboats --mode expert --time 30\n\nThe counterexample is printed and written to --out (default fuzz-ASSIGNMENT-SEED.toml).\nExit codes: 0 no divergence, 1 a divergence was found, 2 the inputs are wrong."
+        after_help = "Examples:\n  broadside fuzz --assignment colab-6x6 --target python:battleship.py\n  broadside fuzz --assignment solo-10x10 --target python:fixtures/submissions/solo-10x10/hits-kept-as-count --seed 7 --out found.toml\n  broadside fuzz --assignment battleboats --mode expert --time 30\n\nThe counterexample is printed and written to --out (default fuzz-ASSIGNMENT-SEED.toml).\nExit codes: 0 no divergence, 1 a divergence was found, 2 the inputs are wrong, 3 broadside's own side failed (a target it could not start)."
     )]
     Fuzz(cli::fuzz::FuzzArgs),
     /// List the bundled assignments and their published scenarios.
@@ -160,13 +218,13 @@ fn main() -> ExitCode {
     match real_main(cli) {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
-            let _ = writeln!(anstream::stderr(), "error: {e:#}");
-            ExitCode::from(exit_code_of(&e))
+            e.print();
+            ExitCode::from(e.exit_code())
         }
     }
 }
 
-fn real_main(cli: Cli) -> anyhow::Result<u8> {
+fn real_main(cli: Cli) -> Result<u8, Error> {
     match cli.command {
         Command::NativeWorker { library } => {
             Ok(broadside::target::native::worker::serve(&library) as u8)
@@ -189,10 +247,7 @@ fn real_main(cli: Cli) -> anyhow::Result<u8> {
                 }
                 Ok(exit::PASSED)
             }
-            Err(e) => {
-                eprintln!("error: {e}");
-                Ok(exit::BAD_INPUT)
-            }
+            Err(e) => Err(Error::Input(e)),
         },
         Command::Completions { shell } => {
             let mut cli = <Cli as clap::CommandFactory>::command();
@@ -209,7 +264,9 @@ fn real_main(cli: Cli) -> anyhow::Result<u8> {
                         .get_subcommands()
                         .find(|c| c.get_name() == name && !c.is_hide_set())
                     else {
-                        anyhow::bail!("no command `{name}`; `broadside --help` lists them");
+                        return Err(Error::Input(format!(
+                            "no command `{name}`; `broadside --help` lists them"
+                        )));
                     };
                     sub.clone()
                         .name(format!("broadside-{name}"))

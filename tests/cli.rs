@@ -919,3 +919,59 @@ fn a_report_that_cannot_be_written_is_broadsides_failure_exit_3() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("for the report"), "{err}");
 }
+
+#[test]
+fn a_driver_the_grader_cannot_start_leaves_the_scenario_not_graded_not_zero() {
+    // No `sh` on the PATH: broadside cannot start the `cmd:` target's shell, which is the
+    // grader's failure (a `harness` fault), never the student's crash or zero.
+    let empty = tempfile::tempdir().unwrap();
+    let out = broadside()
+        .env("PATH", empty.path())
+        .args([
+            "run",
+            "fixtures/scenarios/colab-6x6/01-handout-example.toml",
+            "--target",
+            "cmd:true",
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{err}");
+    assert!(err.contains("1 scenario not graded"), "{err}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let scenario = &v["scenarios"][0];
+    assert_eq!(scenario["status"], "not-graded", "{v}");
+    assert_eq!(scenario["fault"]["kind"], "harness", "{v}");
+    assert_eq!(v["summary"]["not_graded"], 1, "{v}");
+    assert_eq!(v["summary"]["errors"], 0, "{v}");
+}
+
+#[test]
+fn fuzz_reports_a_grader_that_cannot_start_the_target_as_its_own_failure() {
+    // A `harness` fault is no divergence of the target: exit 3 and no counterexample.
+    let empty = tempfile::tempdir().unwrap();
+    let out_file = empty.path().join("found.toml");
+    let out = broadside()
+        .env("PATH", empty.path())
+        .args([
+            "fuzz",
+            "--assignment",
+            "colab-6x6",
+            "--target",
+            "cmd:true",
+            "--cases",
+            "2",
+            "--seed",
+            "1",
+            "--out",
+        ])
+        .arg(&out_file)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{err}");
+    assert!(err.contains("broadside's own side failed"), "{err}");
+    assert!(!out_file.exists());
+}

@@ -736,3 +736,48 @@ fn ctrl_c_gives_the_running_submissions_a_grace_then_stops_them_and_writes_the_s
     assert_eq!(code, 0, "{err}");
     assert!(err.contains("(1 resumed)"), "{err}");
 }
+
+#[test]
+fn a_submission_the_grader_cannot_start_is_not_graded_not_scored_zero() {
+    // No `sh` on the PATH: each scenario ends in a `harness` fault, broadside's own, so the
+    // submission is left not graded (listed, retried by --resume), with no report and no 0.
+    let (_d, out) = tmp();
+    let empty = tempfile::tempdir().unwrap();
+    let o = broadside()
+        .env("PATH", empty.path())
+        .args([
+            "grade",
+            "--suite",
+            "fixtures/scenarios/colab-6x6/01-handout-example.toml",
+            "--submissions",
+            "fixtures/submissions/colab-6x6",
+            "--out",
+            out.as_str(),
+            "--target",
+            "cmd:true {}",
+            "--jobs",
+            "1",
+        ])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("not graded: broadside's own side failed"),
+        "{err}"
+    );
+    let summary: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    assert!(
+        summary["submissions"].as_array().unwrap().is_empty(),
+        "{summary}"
+    );
+    assert!(
+        summary["not_graded"]
+            .as_array()
+            .unwrap()
+            .contains(&"correct".into()),
+        "{summary}"
+    );
+    assert!(!out.join("correct/report.json").exists());
+}

@@ -10,8 +10,7 @@
 //! "Autograder Output" box: broadside's one-line summary goes there.
 
 use super::joined;
-use crate::exit;
-use anyhow::Context;
+use crate::{Error, exit};
 use camino::{Utf8Path, Utf8PathBuf};
 use std::io::Write;
 
@@ -35,13 +34,13 @@ pub struct AutograderArgs {
 }
 
 /// `broadside autograder`.
-pub fn autograder(args: AutograderArgs) -> anyhow::Result<u8> {
-    let (specs, loaded, _) = match super::grade::load_suites_checked(&args.suites, &args.specs) {
-        Ok(all) => all,
-        Err(code) => return Ok(code),
-    };
+pub fn autograder(args: AutograderArgs) -> Result<u8, Error> {
+    let (specs, loaded, _) = super::grade::load_suites_checked(&args.suites, &args.specs)?;
     if loaded.scenarios.is_empty() {
-        anyhow::bail!("no scenarios found under {}", joined(&args.suites));
+        return Err(Error::Input(format!(
+            "no scenarios found under {}",
+            joined(&args.suites)
+        )));
     }
     let template =
         super::grade::template_or_default(args.target.as_deref(), &loaded.scenarios, &specs)?;
@@ -59,7 +58,9 @@ pub fn autograder(args: AutograderArgs) -> anyhow::Result<u8> {
             ),
         };
         if packed.iter().any(|(_, n)| *n == name) {
-            anyhow::bail!("two suites are named `{name}`; give them folders of different names");
+            return Err(Error::Input(format!(
+                "two suites are named `{name}`; give them folders of different names"
+            )));
         }
         packed.push((dir.clone(), name));
     }
@@ -81,7 +82,7 @@ pub fn autograder(args: AutograderArgs) -> anyhow::Result<u8> {
     let run = run_autograder(&template, &paths, &spec_names);
     let setup = setup_sh(&template, &languages);
     write_zip(&args.out, &packed, &args.specs, &spec_names, &setup, &run)
-        .with_context(|| format!("failed to write {}", args.out))?;
+        .map_err(|e| Error::input(format_args!("failed to write {}", args.out), &*e))?;
     let _ = writeln!(
         anstream::stderr(),
         "wrote {}: broadside, setup.sh, run_autograder and {} ({} scenarios); upload it as the assignment's autograder and set its points to the suites' total",
@@ -162,7 +163,7 @@ fn write_zip(
     spec_names: &[String],
     setup: &str,
     run: &str,
-) -> anyhow::Result<()> {
+) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     use zip::write::SimpleFileOptions;
     if let Some(dir) = out.parent().filter(|d| !d.as_str().is_empty()) {
         std::fs::create_dir_all(dir)?;
@@ -171,7 +172,8 @@ fn write_zip(
     let mut zip = zip::ZipWriter::new(file);
     let exe = SimpleFileOptions::default().unix_permissions(0o755);
     let plain = SimpleFileOptions::default().unix_permissions(0o644);
-    let binary = std::env::current_exe().context("could not find broadside's own executable")?;
+    let binary = std::env::current_exe()
+        .map_err(|e| format!("could not find broadside's own executable: {e}"))?;
     zip.start_file("broadside", exe)?;
     std::io::copy(&mut std::fs::File::open(&binary)?, &mut zip)?;
     zip.start_file("setup.sh", exe)?;
@@ -182,9 +184,7 @@ fn write_zip(
         for entry in walkdir::WalkDir::new(dir).sort_by_file_name() {
             let entry = entry?;
             let rel = entry.path().strip_prefix(dir.as_std_path())?;
-            let rel = rel
-                .to_str()
-                .context("a suite file whose name is not UTF-8")?;
+            let rel = rel.to_str().ok_or("a suite file whose name is not UTF-8")?;
             if entry.file_type().is_file() {
                 zip.start_file(format!("{name}/{rel}"), plain)?;
                 std::io::copy(&mut std::fs::File::open(entry.path())?, &mut zip)?;

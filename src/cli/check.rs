@@ -1,31 +1,27 @@
 //! `broadside check` (validate specs, scenarios and suites without running a target) and
 //! `broadside list` (the bundled assignments).
 
-use super::{joined, plural, print_diagnostics, specs_or_diagnostics};
-use crate::exit;
+use super::{joined, plural, specs_or_diagnostics};
+use crate::{Error, exit};
 use broadside::load;
 use camino::Utf8PathBuf;
 use std::io::Write;
 
 /// `broadside check PATHS --spec FILE...`: every input loaded and checked, each problem
 /// printed with its file:line:col.
-pub(crate) fn check(paths: &[Utf8PathBuf], specs: &[Utf8PathBuf]) -> anyhow::Result<u8> {
+pub(crate) fn check(paths: &[Utf8PathBuf], specs: &[Utf8PathBuf]) -> Result<u8, Error> {
     let specs_given = specs.len();
-    let specs = match specs_or_diagnostics(specs) {
-        Ok(s) => s,
-        Err(code) => return Ok(code),
-    };
+    let specs = specs_or_diagnostics(specs)?;
     let extra = specs_given;
     let (loaded, suites) = load::load_suites(paths, &specs);
     if !loaded.errors.is_empty() {
-        print_diagnostics(&loaded.errors);
-        return Ok(exit::BAD_INPUT);
+        return Err(Error::Diagnostics(loaded.errors));
     }
     if loaded.files == 0 && suites.0.is_empty() {
-        anyhow::bail!(
+        return Err(Error::Input(format!(
             "no spec, scenario or suite.toml files found under {}",
             joined(paths)
-        );
+        )));
     }
     let n_specs = loaded.specs_checked + extra;
     let marking = match loaded.marking_checked {
@@ -42,7 +38,7 @@ pub(crate) fn check(paths: &[Utf8PathBuf], specs: &[Utf8PathBuf]) -> anyhow::Res
 }
 
 /// `broadside list`: each bundled assignment with its published scenarios and points.
-pub(crate) fn list() -> anyhow::Result<u8> {
+pub(crate) fn list() -> Result<u8, Error> {
     let specs = broadside::spec::SpecSet::builtin();
     let mut out = anstream::stdout();
     writeln!(

@@ -1,8 +1,7 @@
 //! `broadside fuzz`: random cases against a target, the first divergence shrunk and written.
 
 use super::specs_or_diagnostics;
-use crate::exit;
-use anyhow::Context;
+use crate::{Error, exit};
 use broadside::target::TargetSpec;
 use broadside::target::limits;
 use camino::Utf8PathBuf;
@@ -57,9 +56,9 @@ pub(crate) fn fuzz_jobs(
     limits: &broadside::target::limits::Limits,
     options: &broadside::fuzz::Options,
     jobs: u32,
-) -> anyhow::Result<(broadside::fuzz::Outcome, u64)> {
+) -> Result<(broadside::fuzz::Outcome, u64), Error> {
     let stop = std::sync::atomic::AtomicBool::new(false);
-    let worker = |i: u32| -> anyhow::Result<(broadside::fuzz::Outcome, u64)> {
+    let worker = |i: u32| -> Result<(broadside::fuzz::Outcome, u64), Error> {
         let mut mine = options.clone();
         mine.seed = options.seed.wrapping_add(u64::from(i));
         // The cases split as evenly as they go, the first workers taking one more.
@@ -75,27 +74,29 @@ pub(crate) fn fuzz_jobs(
         }
         let mut t = broadside::target::from_spec(target, limits.clone(), limits::NOBODY)?;
         if !t.plays().steps {
-            anyhow::bail!(
+            return Err(Error::Input(format!(
                 "`{target}` is a whole program: fuzz plays random function calls, which only python:, haskell:, native:, cmd: and the reference answer"
-            );
+            )));
         }
         let outcome = broadside::fuzz::fuzz_until(specs, t.as_mut(), &mine, &stop);
         if matches!(&outcome, Ok(o) if o.found.is_some()) || outcome.is_err() {
             stop.store(true, std::sync::atomic::Ordering::Relaxed);
         }
         let _ = t.finish();
-        Ok((outcome?, mine.seed))
+        // An unknown assignment or mode, or a scenario broadside cannot load back.
+        let outcome = outcome.map_err(|e| Error::Input(e.to_string()))?;
+        Ok((outcome, mine.seed))
     };
     if jobs == 1 {
         return worker(0);
     }
-    let results: Vec<anyhow::Result<(broadside::fuzz::Outcome, u64)>> = std::thread::scope(|s| {
+    let results: Vec<Result<(broadside::fuzz::Outcome, u64), Error>> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..jobs).map(|i| s.spawn(move || worker(i))).collect();
         handles
             .into_iter()
             .map(|h| {
                 h.join()
-                    .unwrap_or_else(|_| Err(anyhow::anyhow!("a fuzz worker panicked")))
+                    .unwrap_or_else(|_| Err(Error::Input("a fuzz worker panicked".into())))
             })
             .collect()
     });
@@ -123,11 +124,8 @@ pub(crate) fn fuzz_jobs(
 }
 
 /// `broadside fuzz`: exit 0 without a divergence, 1 with one (written and printed).
-pub(crate) fn fuzz(args: FuzzArgs) -> anyhow::Result<u8> {
-    let specs = match specs_or_diagnostics(&args.specs) {
-        Ok(s) => s,
-        Err(code) => return Ok(code),
-    };
+pub(crate) fn fuzz(args: FuzzArgs) -> Result<u8, Error> {
+    let specs = specs_or_diagnostics(&args.specs)?;
     // A fresh seed from the operating system's generator, short enough to type back.
     let seed = args
         .seed
@@ -143,7 +141,7 @@ pub(crate) fn fuzz(args: FuzzArgs) -> anyhow::Result<u8> {
     if let Some(t) = args.timeout.filter(|t| t.is_finite()) {
         limits.request_timeout = std::time::Duration::from_secs_f64(t.clamp(0.05, 3600.0));
     }
-    let target: TargetSpec = args.target.parse().map_err(anyhow::Error::msg)?;
+    let target: TargetSpec = args.target.parse().map_err(Error::Input)?;
     let (outcome, seed) = fuzz_jobs(&specs, &target, &limits, &options, args.jobs)?;
     let mut err = anstream::stderr();
     let rate = outcome.cases as f64 / outcome.elapsed.as_secs_f64().max(1e-9);
@@ -165,11 +163,27 @@ pub(crate) fn fuzz(args: FuzzArgs) -> anyhow::Result<u8> {
         )?;
         return Ok(exit::PASSED);
     };
+    // broadside's own side failed (a `harness` fault): nothing was learnt of the target,
+    // and nothing is written as a counterexample.
+    if found.result.status == broadside::report::Status::NotGraded {
+        let why = found
+            .result
+            .fault
+            .as_ref()
+            .map_or("", |f| f.message.as_str());
+        return Err(Error::Grader(format!(
+            "broadside's own side failed ({why}); no case was judged, fix the machine and run again"
+        )));
+    }
     let path = args
         .out
         .unwrap_or_else(|| format!("fuzz-{}-{seed}.toml", args.assignment).into());
-    std::fs::write(&path, &found.text)
-        .with_context(|| format!("failed to write the counterexample to {path}"))?;
+    std::fs::write(&path, &found.text).map_err(|e| {
+        Error::input(
+            format_args!("failed to write the counterexample to {path}"),
+            &e,
+        )
+    })?;
     write!(anstream::stdout(), "{}", found.text)?;
     let how = match (&found.result.divergence, &found.result.fault) {
         (Some(d), _) => format!(

@@ -2,9 +2,8 @@
 //! (flags, Ctrl-C, the progress bar, the summary files).
 
 use super::limits::LimitArgs;
-use super::{joined, plural, print_diagnostics};
-use crate::exit;
-use anyhow::Context;
+use super::{joined, plural};
+use crate::{Error, exit};
 use broadside::grade::{
     ClassSummary, Graded, Plan, Progress, Shard, Submission, Written, discover, read_graded,
     write_atomic,
@@ -80,19 +79,19 @@ pub struct GradeArgs {
 /// Errors: the scenarios span several assignments, or the assignment has no scheme.
 fn marking_scheme(
     scenarios: &[broadside::scenario::Scenario],
-) -> anyhow::Result<broadside::marking::Scheme> {
+) -> Result<broadside::marking::Scheme, Error> {
     let ids: std::collections::BTreeSet<&str> =
         scenarios.iter().map(|s| s.assignment.as_str()).collect();
     let [id] = ids.iter().copied().collect::<Vec<_>>()[..] else {
-        anyhow::bail!(
+        return Err(Error::Input(format!(
             "--marking needs suites of one assignment; these hold {}",
             ids.iter().copied().collect::<Vec<_>>().join(", ")
-        );
+        )));
     };
     broadside::marking::bundled(id).ok_or_else(|| {
-        anyhow::anyhow!(
+        Error::Input(format!(
             "--marking: no marking scheme for {id} (specs/marking/ has the bundled ones)"
-        )
+        ))
     })
 }
 
@@ -107,31 +106,31 @@ fn grace_secs(s: &str) -> Result<f64, String> {
 }
 
 /// `broadside grade`.
-pub fn grade(args: GradeArgs) -> anyhow::Result<u8> {
-    let (specs, loaded, suites) = match load_suites_checked(&args.suites, &args.specs) {
-        Ok(all) => all,
-        Err(code) => return Ok(code),
-    };
+pub fn grade(args: GradeArgs) -> Result<u8, Error> {
+    let (specs, loaded, suites) = load_suites_checked(&args.suites, &args.specs)?;
     super::warn_readable_hidden(&loaded.scenarios);
     if loaded.scenarios.is_empty() {
-        anyhow::bail!("no scenarios found under {}", joined(&args.suites));
+        return Err(Error::Input(format!(
+            "no scenarios found under {}",
+            joined(&args.suites)
+        )));
     }
     let template = template_or_default(args.target.as_deref(), &loaded.scenarios, &specs)?;
     let template_spec: broadside::target::TargetSpec = template
         .parse()
-        .map_err(|e: String| anyhow::anyhow!("--target: {e}"))?;
+        .map_err(|e: String| Error::Input(format!("--target: {e}")))?;
     check_out_folder(&args.out, &args.submissions, &args.suites)?;
-    let mut submissions = discover(&args.submissions).map_err(anyhow::Error::msg)?;
+    let mut submissions = discover(&args.submissions).map_err(Error::Input)?;
     // The links to folders whose names are not UTF-8 go when grading ends, however it ends.
     let _aliases = scopeguard(broadside::grade::drop_aliases);
     if let Some(s) = submissions
         .iter()
         .find(|s| ["summary.json", "summary.csv", CLASS_REPORT].contains(&s.id.as_str()))
     {
-        anyhow::bail!(
+        return Err(Error::Input(format!(
             "a submission folder is named `{}`, which the class summary needs in --out; rename it",
             s.id
-        );
+        )));
     }
     let class_size = submissions.len();
     stale_reports(&args.out, &submissions, args.clean)?;
@@ -139,25 +138,25 @@ pub fn grade(args: GradeArgs) -> anyhow::Result<u8> {
         submissions = shard.select(submissions);
     }
     if class_size == 0 {
-        anyhow::bail!(
+        return Err(Error::Input(format!(
             "no submissions in {}: expected one sub-folder per submission",
             args.submissions
-        );
+        )));
     }
     if args.out.exists() && !args.out.is_dir() {
-        anyhow::bail!(
+        return Err(Error::Input(format!(
             "--out {} is a file; expected a folder for the reports",
             args.out
-        );
+        )));
     }
     std::fs::create_dir_all(&args.out).map_err(|e| {
-        crate::GraderSide(format!(
+        Error::Grader(format!(
             "failed to create the output folder {}: {e}",
             args.out
         ))
     })?;
     let users = broadside::target::limits::claim_uid_block()
-        .context("failed to claim users for the job slots")?;
+        .map_err(|e| Error::grader("failed to claim users for the job slots", &e))?;
     let limits = args.limits.limits(&suites.limits());
     let jobs = args.jobs.map_or_else(
         || std::thread::available_parallelism().map_or(1, |n| n.get()),
@@ -170,7 +169,7 @@ pub fn grade(args: GradeArgs) -> anyhow::Result<u8> {
     );
     let scheme = if args.marking {
         let scheme = marking_scheme(&loaded.scenarios)?;
-        broadside::marking::check_tools(&scheme, users.base).map_err(anyhow::Error::msg)?;
+        broadside::marking::check_tools(&scheme, users.base).map_err(Error::Input)?;
         Some(scheme)
     } else {
         None
@@ -251,12 +250,9 @@ pub fn grade(args: GradeArgs) -> anyhow::Result<u8> {
         &graded,
         not_graded,
     )
-    .map_err(anyhow::Error::msg)?;
+    .map_err(Error::Input)?;
     let html = args.formats.contains(&Written::Html);
-    if let Err(e) = write_summary(&args.out, &summary, html.then_some(graded.as_slice())) {
-        let _ = writeln!(anstream::stderr(), "error: {e:#}");
-        return Ok(exit::FAILED);
-    }
+    write_summary(&args.out, &summary, html.then_some(graded.as_slice()))?;
     let mut err = anstream::stderr();
     let _ = writeln!(
         err,
@@ -299,7 +295,7 @@ pub fn grade(args: GradeArgs) -> anyhow::Result<u8> {
 /// The folders in `out` that hold a `report.json` but are no submission of the class (a
 /// student who left, a folder renamed since the last run): deleted with `--clean`, otherwise
 /// an error naming them. Other files in `out` are never touched.
-fn stale_reports(out: &Utf8Path, class: &[Submission], clean: bool) -> anyhow::Result<()> {
+fn stale_reports(out: &Utf8Path, class: &[Submission], clean: bool) -> Result<(), Error> {
     let Ok(entries) = out.read_dir_utf8() else {
         return Ok(()); // not there yet (or not a folder: refused just after)
     };
@@ -322,13 +318,14 @@ fn stale_reports(out: &Utf8Path, class: &[Submission], clean: bool) -> anyhow::R
         } else {
             String::new()
         };
-        anyhow::bail!(
+        return Err(Error::Input(format!(
             "--out {out} holds the reports of {} that are not in the class ({shown}{more}), left by an earlier run; pass --clean to delete them, or write to another --out",
             plural(names.len(), "submission", "submissions")
-        );
+        )));
     }
     for dir in &stale {
-        std::fs::remove_dir_all(dir).with_context(|| format!("failed to delete {dir}"))?;
+        std::fs::remove_dir_all(dir)
+            .map_err(|e| Error::input(format_args!("failed to delete {dir}"), &e))?;
     }
     eprintln!(
         "deleted the reports of {} not in the class: {}",
@@ -344,7 +341,7 @@ fn check_out_folder(
     out: &Utf8Path,
     submissions: &Utf8Path,
     suites: &[Utf8PathBuf],
-) -> anyhow::Result<()> {
+) -> Result<(), Error> {
     // `out` may not exist yet: compare what exists of it.
     let absolute = |p: &Utf8Path| -> Option<std::path::PathBuf> {
         let p = p.as_std_path();
@@ -368,12 +365,14 @@ fn check_out_folder(
     };
     let inside = |dir: &Utf8Path| absolute(dir).is_some_and(|d| out_abs.starts_with(&d));
     if inside(submissions) {
-        anyhow::bail!(
+        return Err(Error::Input(format!(
             "--out {out} is inside the submissions folder {submissions}: it would be graded as a submission; write the reports elsewhere"
-        );
+        )));
     }
     if let Some(suite) = suites.iter().find(|s| s.is_dir() && inside(s)) {
-        anyhow::bail!("--out {out} is inside the suite {suite}; write the reports elsewhere");
+        return Err(Error::Input(format!(
+            "--out {out} is inside the suite {suite}; write the reports elsewhere"
+        )));
     }
     Ok(())
 }
@@ -381,8 +380,9 @@ fn check_out_folder(
 /// `python:{}`, `haskell:{}` or `java:{}` when every scenario is for an assignment students
 /// write in that language.
 /// The specs (`specs` files beside the bundled ones) and the scenarios and settings of
-/// `suites`, or, when any of them is wrong, [`exit::BAD_INPUT`] after their diagnostics are
-/// printed.
+/// `suites`.
+///
+/// Errors: [`Error::Diagnostics`] of every spec, scenario or suite file that does not load.
 pub fn load_suites_checked(
     suites: &[Utf8PathBuf],
     specs: &[Utf8PathBuf],
@@ -392,13 +392,12 @@ pub fn load_suites_checked(
         load::Loaded,
         broadside::suite::Suites,
     ),
-    u8,
+    Error,
 > {
     let specs = super::specs_or_diagnostics(specs)?;
     let (loaded, suites) = load::load_suites(suites, &specs);
     if !loaded.errors.is_empty() {
-        print_diagnostics(&loaded.errors);
-        return Err(exit::BAD_INPUT);
+        return Err(Error::Diagnostics(loaded.errors));
     }
     Ok((specs, loaded, suites))
 }
@@ -409,15 +408,15 @@ pub fn template_or_default(
     target: Option<&str>,
     scenarios: &[broadside::scenario::Scenario],
     specs: &broadside::spec::SpecSet,
-) -> anyhow::Result<String> {
+) -> Result<String, Error> {
     let template = match target {
         Some(t) => t.to_string(),
         None => default_template(scenarios, specs)?,
     };
     if !template.contains("{}") {
-        anyhow::bail!(
+        return Err(Error::Input(format!(
             "--target `{template}` has no `{{}}` where the submission's folder goes; expected e.g. `python:{{}}`"
-        );
+        )));
     }
     Ok(template)
 }
@@ -425,7 +424,7 @@ pub fn template_or_default(
 fn default_template(
     scenarios: &[broadside::scenario::Scenario],
     specs: &broadside::spec::SpecSet,
-) -> anyhow::Result<String> {
+) -> Result<String, Error> {
     let languages: std::collections::BTreeSet<&str> = scenarios
         .iter()
         .filter_map(|s| specs.get(&s.assignment).map(|spec| spec.language.name()))
@@ -434,10 +433,10 @@ fn default_template(
         ["python"] => Ok("python:{}".to_string()),
         ["haskell"] => Ok("haskell:{}".to_string()),
         ["java"] => Ok("java:{}".to_string()),
-        other => anyhow::bail!(
+        other => Err(Error::Input(format!(
             "say how to run a submission with --target (e.g. `exec:./{{}}/game` or `native:{{}}`, with `{{}}` for its folder): broadside picks Python, Haskell and Java by itself, and these scenarios are for {}",
             other.join(", ")
-        ),
+        ))),
     }
 }
 
@@ -498,9 +497,9 @@ fn write_summary(
     out: &Utf8Path,
     summary: &ClassSummary,
     graded: Option<&[(String, broadside::report::Report)]>,
-) -> anyhow::Result<()> {
+) -> Result<(), Error> {
     // A summary that cannot be written is broadside's side (exit 3).
-    let own = |e: String| crate::GraderSide(format!("failed to write the summary: {e}"));
+    let own = |e: String| Error::Grader(format!("failed to write the summary: {e}"));
     write_atomic(&out.join("summary.json"), &summary.to_json()).map_err(own)?;
     write_atomic(&out.join("summary.csv"), &summary.to_csv()).map_err(own)?;
     let file = out.join(CLASS_REPORT);
@@ -512,7 +511,9 @@ fn write_summary(
         // An earlier run's class report would not match this summary.
         None => match std::fs::remove_file(&file) {
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-                anyhow::bail!("cannot remove the earlier run's {file}: {e}")
+                return Err(Error::Input(format!(
+                    "cannot remove the earlier run's {file}: {e}"
+                )));
             }
             _ => {}
         },
@@ -641,73 +642,64 @@ impl Progress for Reporter {
 }
 
 /// `broadside merge`: one summary from the reports of every shard.
-pub fn merge(shards: &[Utf8PathBuf], out: &Utf8Path) -> anyhow::Result<u8> {
+pub fn merge(shards: &[Utf8PathBuf], out: &Utf8Path) -> Result<u8, Error> {
     let mut all: Vec<(String, broadside::report::Report)> = Vec::new();
     let mut seen_shards: Vec<Shard> = Vec::new();
     let mut title = None;
     for dir in shards {
         let summary_file = dir.join("summary.json");
         let summary: ClassSummary = match std::fs::read_to_string(&summary_file) {
-            Ok(text) => serde_json::from_str(&text)
-                .with_context(|| format!("{summary_file} is not a broadside class summary"))?,
-            Err(e) => anyhow::bail!(
-                "cannot read {summary_file}: {e}; expected the --out folder of a finished `broadside grade` run (a run killed before its summary is finished with `--resume`)"
-            ),
+            Ok(text) => serde_json::from_str(&text).map_err(|e| {
+                Error::input(
+                    format_args!("{summary_file} is not a broadside class summary"),
+                    &e,
+                )
+            })?,
+            Err(e) => {
+                return Err(Error::Input(format!(
+                    "cannot read {summary_file}: {e}; expected the --out folder of a finished `broadside grade` run (a run killed before its summary is finished with `--resume`)"
+                )));
+            }
         };
         title = title.or(summary.title.clone());
         if let Some(s) = &summary.shard {
-            seen_shards.push(s.parse().map_err(anyhow::Error::msg)?);
+            seen_shards.push(s.parse().map_err(Error::Input)?);
         }
         if !summary.not_graded.is_empty() {
-            let _ = writeln!(
-                anstream::stderr(),
-                "error: {dir} is incomplete: {} not graded ({}); finish it with `broadside grade … --resume`",
+            return Err(Error::Input(format!(
+                "{dir} is incomplete: {} not graded ({}); finish it with `broadside grade … --resume`",
                 plural(summary.not_graded.len(), "submission", "submissions"),
                 summary.not_graded.join(", ")
-            );
-            return Ok(exit::BAD_INPUT);
+            )));
         }
         let ids: Vec<String> = summary.submissions.iter().map(|r| r.id.clone()).collect();
-        let reports = match read_graded(dir, &ids) {
-            Ok(r) => r,
-            Err(e) => {
-                let _ = writeln!(anstream::stderr(), "error: {e}");
-                return Ok(exit::BAD_INPUT);
-            }
-        };
+        let reports = read_graded(dir, &ids).map_err(Error::Input)?;
         for (id, report) in reports {
             if shards.iter().filter(|s| *s == dir).count() > 1 {
-                let _ = writeln!(anstream::stderr(), "error: {dir} is given more than once");
-                return Ok(exit::BAD_INPUT);
+                return Err(Error::Input(format!("{dir} is given more than once")));
             }
             if all.iter().any(|(other, _)| *other == id) {
-                let _ = writeln!(
-                    anstream::stderr(),
-                    "error: submission `{id}` is in more than one shard ({dir} and an earlier one)"
-                );
-                return Ok(exit::BAD_INPUT);
+                return Err(Error::Input(format!(
+                    "submission `{id}` is in more than one shard ({dir} and an earlier one)"
+                )));
             }
             all.push((id, report));
         }
     }
     if let Some(missing) = missing_shards(&seen_shards) {
-        let _ = writeln!(anstream::stderr(), "error: {missing}");
-        return Ok(exit::BAD_INPUT);
+        return Err(Error::Input(missing));
     }
     if shards
         .iter()
         .any(|s| std::fs::canonicalize(s).ok() == std::fs::canonicalize(out).ok())
     {
-        anyhow::bail!("--out {out} is one of the shards; write the merged summary elsewhere");
+        return Err(Error::Input(format!(
+            "--out {out} is one of the shards; write the merged summary elsewhere"
+        )));
     }
-    let summary = match ClassSummary::build(title, None, &all, Vec::new()) {
-        Ok(s) => s,
-        Err(e) => {
-            let _ = writeln!(anstream::stderr(), "error: {e}");
-            return Ok(exit::BAD_INPUT);
-        }
-    };
-    std::fs::create_dir_all(out).with_context(|| format!("failed to create {out}"))?;
+    let summary = ClassSummary::build(title, None, &all, Vec::new()).map_err(Error::Input)?;
+    std::fs::create_dir_all(out)
+        .map_err(|e| Error::input(format_args!("failed to create {out}"), &e))?;
     // The merged folder has a class report when the shards were graded with one.
     let html = shards.iter().any(|s| s.join(CLASS_REPORT).is_file());
     write_summary(out, &summary, html.then_some(all.as_slice()))?;

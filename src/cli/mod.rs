@@ -10,7 +10,7 @@ pub mod hints;
 pub mod limits;
 pub mod run;
 
-use crate::exit;
+use crate::Error;
 use broadside::load;
 use camino::Utf8PathBuf;
 use std::io::{IsTerminal, Write};
@@ -27,13 +27,13 @@ pub(crate) fn color_for(stream_is_terminal: bool) -> bool {
     }
 }
 
-/// The bundled specs with `extra` spec files added; `Err(exit::BAD_INPUT)` once a broken
-/// one's diagnostics are printed.
-pub(crate) fn specs_or_diagnostics(extra: &[Utf8PathBuf]) -> Result<broadside::spec::SpecSet, u8> {
-    load::specs(extra).map_err(|errors| {
-        print_diagnostics(&errors);
-        exit::BAD_INPUT
-    })
+/// The bundled specs with `extra` spec files added.
+///
+/// Errors: [`Error::Diagnostics`] of the spec files that do not load.
+pub(crate) fn specs_or_diagnostics(
+    extra: &[Utf8PathBuf],
+) -> Result<broadside::spec::SpecSet, Error> {
+    load::specs(extra).map_err(Error::Diagnostics)
 }
 
 pub(crate) fn print_diagnostics(errors: &[broadside::diag::Diagnostic]) {

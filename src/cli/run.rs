@@ -1,9 +1,8 @@
 //! `broadside run`: plays scenarios against one target and writes the report.
 
 use super::limits::LimitArgs;
-use super::{color_for, joined, print_diagnostics, specs_or_diagnostics, warn_readable_hidden};
-use crate::{GraderSide, exit};
-use anyhow::Context;
+use super::{color_for, joined, specs_or_diagnostics, warn_readable_hidden};
+use crate::{Error, exit};
 use broadside::load;
 use broadside::report::Audience;
 use broadside::report::{self, Report};
@@ -98,7 +97,7 @@ pub(crate) fn misplaced_paths(
 
 /// `broadside run`: loads the scenarios (and any suites among the paths), plays them against
 /// one target and writes the report.
-pub(crate) fn run(args: RunArgs) -> anyhow::Result<u8> {
+pub(crate) fn run(args: RunArgs) -> Result<u8, Error> {
     let RunArgs {
         paths,
         assignment,
@@ -109,22 +108,20 @@ pub(crate) fn run(args: RunArgs) -> anyhow::Result<u8> {
         audience,
         limits: limit_args,
     } = args;
-    let specs = match specs_or_diagnostics(&specs) {
-        Ok(s) => s,
-        Err(code) => return Ok(code),
-    };
+    let specs = specs_or_diagnostics(&specs)?;
     if let Some(message) = misplaced_paths(&paths, assignment.as_deref(), &target, &specs) {
-        eprintln!("error: {message}");
-        return Ok(exit::BAD_INPUT);
+        return Err(Error::Input(message));
     }
     // Parsed once here, after the hints above (which mend a misspelt kind together with
     // what else is missing, in one command to copy).
-    let target: TargetSpec = target.parse().map_err(anyhow::Error::msg)?;
+    let target: TargetSpec = target.parse().map_err(Error::Input)?;
     let (mut loaded, suites) = load::load_suites(&paths, &specs);
     if let Some(id) = &assignment {
         if broadside::published::files(id).is_empty() {
             let known = broadside::published::assignments().join(", ");
-            anyhow::bail!("no published scenarios for `{id}`; expected one of: {known}");
+            return Err(Error::Input(format!(
+                "no published scenarios for `{id}`; expected one of: {known}"
+            )));
         }
         match broadside::published::load(id, &specs) {
             Ok(s) => loaded.scenarios.extend(s),
@@ -132,12 +129,14 @@ pub(crate) fn run(args: RunArgs) -> anyhow::Result<u8> {
         }
     }
     if !loaded.errors.is_empty() {
-        print_diagnostics(&loaded.errors);
-        return Ok(exit::BAD_INPUT);
+        return Err(Error::Diagnostics(loaded.errors));
     }
     warn_readable_hidden(&loaded.scenarios);
     if loaded.scenarios.is_empty() {
-        anyhow::bail!("no scenarios found under {}", joined(&paths));
+        return Err(Error::Input(format!(
+            "no scenarios found under {}",
+            joined(&paths)
+        )));
     }
     let limits = limit_args.limits(&suites.limits());
     let start = std::time::Instant::now();
@@ -145,7 +144,10 @@ pub(crate) fn run(args: RunArgs) -> anyhow::Result<u8> {
     // its slots'), so whatever it leaves running, however it sheds broadside's mark, is
     // found by its user afterwards, killed and reported, and never meets the next run.
     let users = if limits::running_as_root() {
-        Some(limits::claim_uid_block().context("failed to claim a user for the submission")?)
+        Some(
+            limits::claim_uid_block()
+                .map_err(|e| Error::grader("failed to claim a user for the submission", &e))?,
+        )
     } else {
         None
     };
@@ -159,13 +161,13 @@ pub(crate) fn run(args: RunArgs) -> anyhow::Result<u8> {
         .iter()
         .any(|s| broadside::harness::plays(target.as_ref(), s))
     {
-        anyhow::bail!(
+        return Err(Error::Input(format!(
             "none of the {} scenarios can be played by `{}`: {}",
             loaded.scenarios.len(),
             target.name(),
             broadside::harness::skipped_note(&loaded.scenarios, target.as_ref())
                 .unwrap_or_default()
-        );
+        )));
     }
     let played = loaded
         .scenarios
@@ -206,13 +208,13 @@ pub(crate) fn run(args: RunArgs) -> anyhow::Result<u8> {
             // `/autograder/results` or `/grade/results` need not exist yet.
             if let Some(dir) = path.parent().filter(|d| !d.as_str().is_empty()) {
                 std::fs::create_dir_all(dir).map_err(|e| {
-                    GraderSide(format!(
+                    Error::Grader(format!(
                         "failed to create the folder {dir} for the report: {e}"
                     ))
                 })?;
             }
             broadside::grade::write_atomic(path, &text)
-                .map_err(|e| GraderSide(format!("failed to write the report: {e}")))?;
+                .map_err(|e| Error::Grader(format!("failed to write the report: {e}")))?;
             // One line for whoever watches the run (a Gradescope or PrairieLearn job log),
             // counted as students may see them.
             let s = report::for_students(&report, hidden).summary;
@@ -229,11 +231,29 @@ pub(crate) fn run(args: RunArgs) -> anyhow::Result<u8> {
         }
         None => write!(anstream::stdout(), "{text}")?,
     }
+    if let Some(e) = not_graded(&report) {
+        return Err(e);
+    }
     Ok(if report.all_passed() {
         exit::PASSED
     } else {
         exit::FAILED
     })
+}
+
+/// A report with scenarios broadside itself failed to play is no grade ([`exit::GRADER`]):
+/// how many, and the first one's fault.
+fn not_graded(report: &Report) -> Option<Error> {
+    let n = report.summary.not_graded;
+    let first = report
+        .scenarios
+        .iter()
+        .find(|r| r.status == report::Status::NotGraded)?;
+    let why = first.fault.as_ref().map_or("", |f| f.message.as_str());
+    Some(Error::Grader(format!(
+        "{} not graded: broadside's own side failed ({why}); nothing was scored, fix the machine and run again",
+        super::plural(n, "scenario", "scenarios")
+    )))
 }
 
 /// `run`'s progress on standard error while scenarios play, so a submission that hangs

@@ -118,7 +118,7 @@ impl Kind {
                     .as_ref()
                     .map_or_else(String::new, |d| d.check.clone()),
             )),
-            Status::Error => Some(Kind::Error(
+            Status::Error | Status::NotGraded => Some(Kind::Error(
                 result
                     .fault
                     .as_ref()

@@ -280,6 +280,7 @@ fn scenario_block(s: &ScenarioResult) -> Markup {
         Status::Passed => ("passed", "PASS"),
         Status::Failed => ("failed", "FAIL"),
         Status::Error => ("error", "ERROR"),
+        Status::NotGraded => ("error", "NOT GRADED"),
     };
     html! {
         div class={ "scenario " (class) } {

@@ -78,7 +78,9 @@ pub type MakeTarget<'a> = dyn Fn(&Submission, usize) -> Result<Box<dyn Target>, 
 /// Grades every submission of `plan` with `jobs` threads, writing each one's files as soon as
 /// it is done. Returns one entry per submission in order: `None` for those not started
 /// because `stop` was set or stopped half-way by [`crate::harness::ABORT`] (neither has
-/// files written), `Err` when its files could not be written.
+/// files written), `Err` when its target could not be made, broadside failed while playing
+/// it (a scenario `not-graded` by a `harness` fault: nothing is written) or its files could
+/// not be written.
 pub fn grade(
     plan: &Plan<'_>,
     make: &MakeTarget<'_>,
@@ -160,6 +162,11 @@ fn grade_one(
         return None;
     }
     let mut report = Report::new(name, results);
+    // broadside's own side failed in a scenario: no grade, nothing written; retried with
+    // --resume.
+    if let Some(e) = not_graded(&report) {
+        return Some(Err(format!("{}: {e}", sub.id)));
+    }
     if let Some(scheme) = plan.marking {
         let uid = user.unwrap_or(crate::target::limits::NOBODY);
         report.marking = Some(crate::marking::mark(
@@ -187,6 +194,21 @@ fn grade_one(
         report,
         resumed: false,
     }))
+}
+
+/// Why a report is no grade: the scenarios broadside itself failed to play (status
+/// `not-graded`), with the first one's fault.
+fn not_graded(report: &Report) -> Option<String> {
+    let first = report
+        .scenarios
+        .iter()
+        .find(|r| r.status == crate::report::Status::NotGraded)?;
+    let n = report.summary.not_graded;
+    Some(format!(
+        "not graded: broadside's own side failed in {n} scenario{} ({})",
+        if n == 1 { "" } else { "s" },
+        first.fault.as_ref().map_or("", |f| f.message.as_str())
+    ))
 }
 
 /// The digest of what a plan's reports depend on besides the submission.

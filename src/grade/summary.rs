@@ -371,6 +371,7 @@ fn status_word(s: Status) -> &'static str {
         Status::Passed => "passed",
         Status::Failed => "failed",
         Status::Error => "error",
+        Status::NotGraded => "not graded",
     }
 }
 

@@ -30,16 +30,26 @@ use target::{Call, GivenState, Replied, Reply, Target};
 /// Plays one scenario on `target`: a dialogue scenario with a fresh run of the target's
 /// program ([`Target::play_dialogue`]), a step scenario through the protocol's calls. Under
 /// the scenario's `credit`, a scenario not passed earns the share of its checks it passed
-/// (`check`) or nothing (`scenario`).
+/// (`check`) or nothing (`scenario`); one that broadside itself failed to play (a
+/// [`FaultKind::Harness`] fault) is not graded.
 pub fn run_scenario(scenario: &Scenario, target: &mut dyn Target) -> ScenarioResult {
     let r = if scenario.dialogue.is_some() {
         target.play_dialogue(scenario)
     } else {
         play_steps(scenario, target)
     };
-    match scenario.credit {
+    let r = match scenario.credit {
         Credit::Scenario if r.status != Status::Passed => r.credited(0.0),
         _ => r,
+    };
+    // broadside's own side failed: the scenario says nothing of the submission.
+    if r.fault
+        .as_ref()
+        .is_some_and(|f| f.kind == FaultKind::Harness)
+    {
+        r.not_graded()
+    } else {
+        r
     }
 }
 

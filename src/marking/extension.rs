@@ -194,7 +194,7 @@ pub fn figure(spec: &FigureSpec, root: &Path, uid: u32) -> Result<Figure, String
         ));
     }
     let path = camino::Utf8Path::from_path(root).ok_or("the submission's path is not UTF-8")?;
-    let process = crate::target::python::target_as(path, uid)?;
+    let process = crate::target::python::target_as(path, uid).map_err(|e| e.to_string())?;
     let Some(mut program) = process.whole.clone() else {
         return Err("the Python target has no whole-program launcher".into());
     };

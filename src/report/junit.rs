@@ -35,7 +35,7 @@ pub fn to_junit(report: &Report) -> String {
                 s.set_type("wrong answer").set_description(details(r));
                 s
             }
-            (Status::Error, _, f) => {
+            (Status::Error | Status::NotGraded, _, f) => {
                 let mut s = TestCaseStatus::non_success(NonSuccessKind::Error);
                 if let Some(f) = f {
                     s.set_message(fault_message(f)).set_type(f.kind.word());

@@ -45,6 +45,10 @@ pub struct Summary {
     pub failed: usize,
     /// Scenarios the target could not finish (a fault, not a wrong answer).
     pub errors: usize,
+    /// Scenarios not graded because broadside's own side failed (status `not-graded`): when
+    /// not 0, the score is no grade. Left out when 0.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub not_graded: usize,
     /// Points earned, as the scenario files give them: a scenario's points are shared among
     /// its checks (a dialogue's: its rules), so this may be fractional (rounded to 2
     /// decimals; written as an integer when whole).
@@ -66,6 +70,11 @@ pub enum Status {
     Failed,
     /// The target did not answer (a fault).
     Error,
+    /// Not graded: broadside's own side failed while playing it (a `harness` fault: its
+    /// driver could not be started, say). It says nothing of the submission, earns nothing
+    /// and costs nothing: a report with such a scenario is no grade, `run` exits 3 and
+    /// `grade` leaves the submission not graded, to be graded again with `--resume`.
+    NotGraded,
 }
 
 /// One scenario's result.
@@ -331,6 +340,14 @@ impl ScenarioResult {
         self
     }
 
+    /// Marks the result not graded (see [`Status::NotGraded`]): no points, and no score.
+    pub fn not_graded(mut self) -> ScenarioResult {
+        self.status = Status::NotGraded;
+        self.points = 0.0;
+        self.score = 0.0;
+        self
+    }
+
     pub fn errored(mut self, f: Fault, step: Option<usize>) -> ScenarioResult {
         self.status = Status::Error;
         self.steps_run = step.unwrap_or(0);
@@ -348,6 +365,7 @@ impl Summary {
             passed: count(Status::Passed),
             failed: count(Status::Failed),
             errors: count(Status::Error),
+            not_graded: count(Status::NotGraded),
             points: round_to(results.iter().map(|r| r.points).sum(), 2),
             max_points: results.iter().map(|r| r.max_points).sum(),
             score: round_to(results.iter().map(|r| r.score).sum(), 2),

@@ -33,6 +33,7 @@ pub fn to_text(report: &Report, color: bool) -> String {
             Status::Passed => paint(green, "PASS "),
             Status::Failed => paint(red, "FAIL "),
             Status::Error => paint(yellow, "ERROR"),
+            Status::NotGraded => paint(yellow, "NOT GRADED"),
         };
         let _ = writeln!(
             out,
@@ -98,9 +99,14 @@ pub fn to_text(report: &Report, color: bool) -> String {
         "scenarios"
     };
     let errors = if s.errors == 1 { "error" } else { "errors" };
+    // Said only when there are some: such a report is no grade.
+    let not_graded = match s.not_graded {
+        0 => String::new(),
+        n => format!(", {n} not graded (broadside's own side failed)"),
+    };
     let _ = writeln!(
         out,
-        "\n{} {noun}: {} passed, {} failed, {} {errors}; {}/{} points{} (target: {})",
+        "\n{} {noun}: {} passed, {} failed, {} {errors}{not_graded}; {}/{} points{} (target: {})",
         s.scenarios,
         s.passed,
         s.failed,
@@ -238,7 +244,7 @@ pub fn details(r: &ScenarioResult) -> String {
 /// A step scenario's later divergences, a line each (the same bug again, or a consequence
 /// of an earlier action answered otherwise), and its checks' tally.
 fn later_divergences(out: &mut String, r: &ScenarioResult) {
-    if r.checks == 0 || r.status == Status::Passed || r.details_hidden {
+    if r.checks == 0 || matches!(r.status, Status::Passed | Status::NotGraded) || r.details_hidden {
         return;
     }
     for d in &r.later {
@@ -264,7 +270,7 @@ fn later_divergences(out: &mut String, r: &ScenarioResult) {
 
 /// A step scenario's tally of checks, after the fault if there was one.
 fn tally(out: &mut String, r: &ScenarioResult) {
-    if r.checks == 0 || r.status == Status::Passed || r.details_hidden {
+    if r.checks == 0 || matches!(r.status, Status::Passed | Status::NotGraded) || r.details_hidden {
         return;
     }
     let failed = r.checks - r.checks_passed;

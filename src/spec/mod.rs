@@ -1,10 +1,12 @@
 //! An assignment's contract as data: the raw TOML schema, the validated [`Rules`] the engine
 //! trusts, and the set of known specs (the five bundled ones plus any `--spec PATH`).
 
+mod error;
 mod registry;
 mod rules;
 mod schema;
 
+pub use error::{SpecError, Table};
 pub use registry::{SpecSet, builtin_files, parse};
 pub use rules::{
     CheckRule, Counter, Decision, Display, EventRule, Given, ItemDef, Language, LostCheck, Meaning,

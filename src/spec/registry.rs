@@ -63,11 +63,13 @@ impl SpecSet {
 /// does not hold together (e.g. an event adding to a counter the spec does not keep).
 pub fn parse(source: &Source) -> Result<Spec, Diagnostic> {
     let raw: RawSpec = toml::from_str(&source.text).map_err(|e| diag::from_toml(source, &e))?;
-    let spec = Spec::from_raw(raw).map_err(|m| {
-        let span = named_table(&m)
-            .and_then(|t| locate(&source.text, &t))
-            .or_else(|| table_of(&m).and_then(|t| locate(&source.text, t)));
-        Diagnostic::new(source, span, m)
+    let spec = Spec::from_raw(raw).map_err(|e| {
+        let span = e
+            .table
+            .paths()
+            .iter()
+            .find_map(|path| locate(&source.text, path));
+        Diagnostic::new(source, span, e.message)
     })?;
     for rules in spec.modes.values() {
         if let Err(m) = crate::engine::random_layout(rules, 0) {
@@ -77,38 +79,6 @@ pub fn parse(source: &Source) -> Result<Spec, Diagnostic> {
         }
     }
     Ok(spec)
-}
-
-/// The one event's or query's table a validation message names (`` event `off-board` ``
-/// → `events.off-board`), to point at it rather than at the first of its kind.
-fn named_table(message: &str) -> Option<String> {
-    [("event `", "events"), ("query `", "queries")]
-        .into_iter()
-        .find_map(|(lead, table)| {
-            let rest = &message[message.find(lead)? + lead.len()..];
-            let name = &rest[..rest.find('`')?];
-            Some(format!("{table}.{name}"))
-        })
-}
-
-/// The spec table a validation message is about, to point at it.
-fn table_of(message: &str) -> Option<&'static str> {
-    [
-        ("board is", "board"),
-        ("players", "players"),
-        ("fleet", "fleet"),
-        ("grenade `", "fleet"),
-        ("[events]", "events"),
-        ("event `", "events"),
-        ("end.move_limit", "end"),
-        ("detail", "details"),
-        ("[display", "display"),
-        ("decision `", "decision"),
-        ("mode `", "modes"),
-    ]
-    .into_iter()
-    .find(|(needle, _)| message.contains(needle))
-    .map(|(_, table)| table)
 }
 
 /// The span of the first line that opens table `name` (`[name]`, `[[name]]`, `[name.…]`) or
@@ -150,11 +120,16 @@ mod tests {
             "{text}\n[checks.shots_fired]\nfunction = \"fire\"\nclause = \"Step 7: made up\"\n"
         );
         let err = parse(&Source::new(path, bad.as_str())).expect_err("an unknown [checks] key");
+        let shown = err.render(false);
         assert!(
-            err.render(false)
-                .contains("[checks.shots_fired] names neither"),
-            "{}",
-            err.render(false)
+            shown.contains("[checks.shots_fired] names neither"),
+            "{shown}"
+        );
+        // The diagnostic underlines the row it is about (the message's words once sent it
+        // to the `details` line, which it mentions).
+        assert!(
+            shown.lines().any(|l| l.contains(" | [checks.shots_fired]")),
+            "{shown}"
         );
         let probe = format!(
             "{text}\n[checks.probe]\nfunction = \"create_game\"\ngiven = \"reference\"\nclause = \"Step 1: made up\"\n"

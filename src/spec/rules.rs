@@ -1,5 +1,6 @@
 //! The validated contract the engine and the scenario loader trust.
 
+use super::error::{SpecError, Table};
 use super::schema::{RawBoard, RawFleetEntry, RawPowers, RawSpec};
 use crate::cell::{MAX_SIDE, Notation};
 use crate::engine::{Event, Outcome};
@@ -493,14 +494,20 @@ impl Spec {
         self.modes.get(mode.unwrap_or(&self.default_mode))
     }
 
-    /// Validates a raw spec. Errors: one sentence naming the field and what was expected.
-    pub fn from_raw(raw: RawSpec) -> Result<Spec, String> {
+    /// Validates a raw spec.
+    ///
+    /// Errors: a [`SpecError`], one sentence naming the field and what was expected, with the
+    /// table it is about.
+    pub fn from_raw(raw: RawSpec) -> Result<Spec, SpecError> {
         let mut modes = BTreeMap::new();
         let base = build_rules(&raw, &raw.mode, &raw.board, &raw.fleet, raw.powers.as_ref())?;
         modes.insert(raw.mode.clone(), Arc::new(base));
         for (name, m) in &raw.modes {
             if *name == raw.mode {
-                return Err(format!("mode `{name}` repeats the default mode"));
+                return Err(SpecError::new(
+                    Table::Modes,
+                    format!("mode `{name}` repeats the default mode"),
+                ));
             }
             let rules = build_rules(
                 &raw,
@@ -528,25 +535,32 @@ fn build_rules(
     board: &RawBoard,
     fleet: &[RawFleetEntry],
     powers: Option<&RawPowers>,
-) -> Result<Rules, String> {
-    let in_mode = |s: String| {
+) -> Result<Rules, SpecError> {
+    // A message about a table a mode may replace says which mode's it is.
+    let in_mode = |table: Table, s: String| {
         if raw.modes.is_empty() {
-            s
+            SpecError::new(table, s)
         } else {
-            format!("mode `{mode}`: {s}")
+            SpecError::new(table, format!("mode `{mode}`: {s}"))
         }
     };
     if !(1..=MAX_SIDE).contains(&board.rows) || !(1..=MAX_SIDE).contains(&board.cols) {
-        return Err(in_mode(format!(
-            "board is {}×{}; expected each side from 1 to {MAX_SIDE}",
-            board.rows, board.cols
-        )));
+        return Err(in_mode(
+            Table::Board,
+            format!(
+                "board is {}×{}; expected each side from 1 to {MAX_SIDE}",
+                board.rows, board.cols
+            ),
+        ));
     }
     let (players, first) = match &raw.players {
         None => (vec!["player".to_string()], 0),
         Some(p) => {
             if p.names.len() != 2 || p.names[0] == p.names[1] {
-                return Err("`players.names` must name exactly two different players".into());
+                return Err(SpecError::new(
+                    Table::Players,
+                    "`players.names` must name exactly two different players",
+                ));
             }
             if let Some(bad) = p.names.iter().find(|n| {
                 *n == "none"
@@ -555,12 +569,18 @@ fn build_rules(
                         .chars()
                         .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
             }) {
-                return Err(format!(
-                    "player name `{bad}` in `players.names`; expected lowercase letters, digits and `-`, and not `none`"
+                return Err(SpecError::new(
+                    Table::Players,
+                    format!(
+                        "player name `{bad}` in `players.names`; expected lowercase letters, digits and `-`, and not `none`"
+                    ),
                 ));
             }
             let first = p.names.iter().position(|n| *n == p.first).ok_or_else(|| {
-                format!("`players.first` is `{}`, not one of {:?}", p.first, p.names)
+                SpecError::new(
+                    Table::Players,
+                    format!("`players.first` is `{}`, not one of {:?}", p.first, p.names),
+                )
             })?;
             (p.names.clone(), first)
         }
@@ -569,15 +589,21 @@ fn build_rules(
     for owner in 0..players.len() {
         for entry in fleet {
             if entry.length == 0 || entry.length > board.rows.max(board.cols) {
-                return Err(in_mode(format!(
-                    "fleet entry `{}` has length {}; expected 1 to {}",
-                    entry.name,
-                    entry.length,
-                    board.rows.max(board.cols)
-                )));
+                return Err(in_mode(
+                    Table::Fleet,
+                    format!(
+                        "fleet entry `{}` has length {}; expected 1 to {}",
+                        entry.name,
+                        entry.length,
+                        board.rows.max(board.cols)
+                    ),
+                ));
             }
             if entry.grenade && entry.length != 1 {
-                return Err(format!("grenade `{}` must have length 1", entry.name));
+                return Err(SpecError::new(
+                    Table::Fleet,
+                    format!("grenade `{}` must have length 1", entry.name),
+                ));
             }
             for i in 1..=entry.count {
                 let name = if entry.count == 1 {
@@ -596,12 +622,18 @@ fn build_rules(
         }
     }
     if items.len() > 250 {
-        return Err("a fleet may hold at most 250 items".into());
+        return Err(SpecError::new(
+            Table::Fleet,
+            "a fleet may hold at most 250 items",
+        ));
     }
     let mut seen = std::collections::BTreeSet::new();
     for it in &items {
         if !seen.insert((it.owner, it.name.clone())) {
-            return Err(in_mode(format!("fleet names `{}` twice", it.name)));
+            return Err(in_mode(
+                Table::Fleet,
+                format!("fleet names `{}` twice", it.name),
+            ));
         }
     }
     let mut events: Vec<Option<EventRule>> = vec![None; Event::ALL.len()];
@@ -609,10 +641,16 @@ fn build_rules(
         let event = Event::ALL
             .into_iter()
             .find(|e| e.key() == key)
-            .ok_or_else(|| format!("unknown event `{key}` in [events]"))?;
+            .ok_or_else(|| {
+                SpecError::new(
+                    Table::Events(Some(key.clone())),
+                    format!("unknown event `{key}` in [events]"),
+                )
+            })?;
         if [ev.shots, ev.turns, ev.moves].iter().any(|n| *n > 100) {
-            return Err(format!(
-                "event `{key}` costs more than 100 on a counter; expected 0 to 100"
+            return Err(SpecError::new(
+                Table::Events(Some(key.clone())),
+                format!("event `{key}` costs more than 100 on a counter; expected 0 to 100"),
             ));
         }
         events[event.index()] = Some(EventRule {
@@ -625,9 +663,12 @@ fn build_rules(
             clause: ev.clause.clone(),
         });
     }
-    let need = |e: Event, why: &str| -> Result<(), String> {
+    let need = |e: Event, why: &str| -> Result<(), SpecError> {
         if events[e.index()].is_none() {
-            Err(format!("[events] needs `{}` {why}", e.key()))
+            Err(SpecError::new(
+                Table::Events(None),
+                format!("[events] needs `{}` {why}", e.key()),
+            ))
         } else {
             Ok(())
         }
@@ -669,34 +710,43 @@ fn build_rules(
                 (Counter::Moves, r.moves),
             ] {
                 if n > 0 && !counters.contains(&c) {
-                    return Err(format!(
-                        "event `{}` adds to `{}`, which [counters] does not list",
-                        e.key(),
-                        c.name()
+                    return Err(SpecError::new(
+                        Table::Events(Some(e.key().to_string())),
+                        format!(
+                            "event `{}` adds to `{}`, which [counters] does not list",
+                            e.key(),
+                            c.name()
+                        ),
                     ));
                 }
             }
         }
     }
     if raw.end.move_limit.is_some() && !counters.contains(&Counter::Moves) {
-        return Err("`end.move_limit` needs a `moves` counter".into());
+        return Err(SpecError::new(
+            Table::End,
+            "`end.move_limit` needs a `moves` counter",
+        ));
     }
     if let Some(bad) = raw
         .details
         .iter()
         .find(|d| !["ship", "owner", "count", "cells"].contains(&d.as_str()))
     {
-        return Err(format!(
-            "unknown detail `{bad}` in `details`; expected ship, owner, count or cells"
+        return Err(SpecError::new(
+            Table::Details,
+            format!("unknown detail `{bad}` in `details`; expected ship, owner, count or cells"),
         ));
     }
     let d = &raw.display;
     let mut glyph_players = vec![None; players.len()];
     for (name, g) in &d.players {
-        let i = players
-            .iter()
-            .position(|p| p == name)
-            .ok_or_else(|| format!("[display.players.{name}] names no player"))?;
+        let i = players.iter().position(|p| p == name).ok_or_else(|| {
+            SpecError::new(
+                Table::DisplayPlayers(name.clone()),
+                format!("[display.players.{name}] names no player"),
+            )
+        })?;
         glyph_players[i] = Some((g.hit.clone(), g.grenade.clone()));
     }
     let display = Display {
@@ -720,14 +770,18 @@ fn build_rules(
             "open-sea" => Meaning::OpenSea,
             "fresh-hit" => Meaning::FreshHit,
             other => {
-                return Err(format!(
-                    "query `{name}` has meaning `{other}`; expected valid, targeted, ship-at, open-sea or fresh-hit"
+                return Err(SpecError::new(
+                    Table::Query(name.clone()),
+                    format!(
+                        "query `{name}` has meaning `{other}`; expected valid, targeted, ship-at, open-sea or fresh-hit"
+                    ),
                 ));
             }
         };
         if q.decision.is_some() && meaning != Meaning::FreshHit {
-            return Err(format!(
-                "query `{name}` names a decision, which only a `fresh-hit` query may"
+            return Err(SpecError::new(
+                Table::Query(name.clone()),
+                format!("query `{name}` names a decision, which only a `fresh-hit` query may"),
             ));
         }
         queries.push(Query {
@@ -752,30 +806,43 @@ fn build_rules(
     let mut ids = std::collections::BTreeSet::new();
     for dec in &raw.decisions {
         if !ids.insert(dec.id.clone()) {
-            return Err(format!("decision `{}` is listed twice", dec.id));
+            return Err(SpecError::new(
+                Table::Decision,
+                format!("decision `{}` is listed twice", dec.id),
+            ));
         }
     }
     let named = raw
         .events
         .iter()
-        .map(|(k, e)| (format!("event `{k}`"), &e.decision))
+        .map(|(k, e)| {
+            (
+                format!("event `{k}`"),
+                Table::Events(Some(k.clone())),
+                &e.decision,
+            )
+        })
         .chain(
             raw.queries
                 .iter()
-                .map(|(k, q)| (format!("query `{k}`"), &q.decision)),
+                .map(|(k, q)| (format!("query `{k}`"), Table::Query(k.clone()), &q.decision)),
         );
-    for (what, decision) in named {
+    for (what, table, decision) in named {
         let Some(id) = decision else { continue };
         match raw.decisions.iter().find(|d| &d.id == id) {
             Some(d) if d.accept_also => {}
             Some(_) => {
-                return Err(format!(
-                    "{what} names decision `{id}`, which does not accept the other reading (`accept_also = false`)"
+                return Err(SpecError::new(
+                    table,
+                    format!(
+                        "{what} names decision `{id}`, which does not accept the other reading (`accept_also = false`)"
+                    ),
                 ));
             }
             None => {
-                return Err(format!(
-                    "{what} names decision `{id}`, which is not recorded"
+                return Err(SpecError::new(
+                    table,
+                    format!("{what} names decision `{id}`, which is not recorded"),
                 ));
             }
         }
@@ -824,22 +891,28 @@ fn build_rules(
 const STEP_KINDS: [&str; 5] = ["fire", "place", "query", "probe", "random_layouts"];
 
 /// The `[checks]` table, each key a state key the spec observes or a step kind.
-fn check_rules(raw: &RawSpec) -> Result<Vec<CheckRule>, String> {
+fn check_rules(raw: &RawSpec) -> Result<Vec<CheckRule>, SpecError> {
     raw.checks
         .iter()
         .map(|(kind, c)| {
             let state = raw.observe.iter().any(|k| k.name() == kind);
             let detail = raw.details.contains(kind);
             if !state && !detail && !STEP_KINDS.contains(&kind.as_str()) {
-                return Err(format!(
-                    "[checks.{kind}] names neither a state key in `observe`, a detail in `details` nor a step kind ({})",
-                    STEP_KINDS.join(", ")
+                return Err(SpecError::new(
+                    Table::Check(kind.clone()),
+                    format!(
+                        "[checks.{kind}] names neither a state key in `observe`, a detail in `details` nor a step kind ({})",
+                        STEP_KINDS.join(", ")
+                    ),
                 ));
             }
             if c.given == Given::Reference && ["probe", "random_layouts"].contains(&kind.as_str())
             {
-                return Err(format!(
-                    "[checks.{kind}] cannot be given the reference's state: a {kind} step builds its own games"
+                return Err(SpecError::new(
+                    Table::Check(kind.clone()),
+                    format!(
+                        "[checks.{kind}] cannot be given the reference's state: a {kind} step builds its own games"
+                    ),
                 ));
             }
             Ok(CheckRule {

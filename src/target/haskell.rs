@@ -13,7 +13,7 @@
 use super::build::{Built, OneShot, run_contained};
 use super::limits::{Limits, MemoryKind};
 use super::workspace::{Workspace, copy_tree, prepare};
-use super::{Fault, FaultKind, Process};
+use super::{Fault, FaultKind, Process, TargetError};
 use camino::Utf8Path;
 use std::path::Path;
 use std::time::Duration;
@@ -39,12 +39,18 @@ pub fn compiler() -> String {
 /// driver, running the program as `uid` when broadside runs as root. `limits` bound the
 /// program; the compile gets more memory and time of its own.
 ///
-/// Errors: the path does not exist, the private folder cannot be prepared, or GHC cannot be
-/// started (not installed): the grader's problem, not the student's. A folder without
-/// `Battleship.hs` is the student's: [`Built::Failed`].
-pub fn target(path: &Utf8Path, limits: Limits, uid: u32) -> Result<Built<Box<Process>>, String> {
+/// Errors: the path does not exist, or GHC cannot be started (not installed)
+/// ([`TargetError::Input`], as it always was: `run` exits 2 and names the package); the
+/// private folder cannot be made or the driver written into it ([`TargetError::Grader`]).
+/// Either is the grader's problem, not the student's. A folder without `Battleship.hs` is
+/// the student's: [`Built::Failed`].
+pub fn target(
+    path: &Utf8Path,
+    limits: Limits,
+    uid: u32,
+) -> Result<Built<Box<Process>>, TargetError> {
     let src = std::fs::canonicalize(path).map_err(|e| format!("haskell:{path}: {e}"))?;
-    let ws = Workspace::new()?;
+    let ws = Workspace::new().map_err(TargetError::Grader)?;
     let work = ws.work.clone();
     let mut skipped = Vec::new();
     if src.is_dir() {
@@ -67,8 +73,8 @@ pub fn target(path: &Utf8Path, limits: Limits, uid: u32) -> Result<Built<Box<Pro
     } else {
         super::workspace::copy_file(&src, &work.join("Battleship.hs")).map_err(prepare)?;
     }
-    std::fs::write(work.join(DRIVER_FILE), DRIVER).map_err(prepare)?;
-    let jail = ws.seal(uid, &ghc_folders())?;
+    std::fs::write(work.join(DRIVER_FILE), DRIVER).map_err(|e| TargetError::Grader(prepare(e)))?;
+    let jail = ws.seal(uid, &ghc_folders()).map_err(TargetError::Grader)?;
     let args: Vec<String> = [
         "-O0",
         "-fdefer-type-errors",
@@ -124,7 +130,8 @@ pub fn target(path: &Utf8Path, limits: Limits, uid: u32) -> Result<Built<Box<Pro
                 &format!("(missingFunction \"{f}\")"),
             );
         }
-        std::fs::write(work.join(DRIVER_FILE), driver).map_err(prepare)?;
+        std::fs::write(work.join(DRIVER_FILE), driver)
+            .map_err(|e| TargetError::Grader(prepare(e)))?;
         built = compile()?;
     }
     let name = format!("haskell:{path}");

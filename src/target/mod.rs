@@ -119,8 +119,8 @@ fn unknown_target(spec: &str) -> String {
 /// running executable re-executed, so only the `broadside` binary grades native targets.
 ///
 /// Errors: a path that does not exist, or no compiler to build a `haskell:` submission
-/// ([`TargetError::Input`]); a Python interpreter that does not run
-/// ([`TargetError::Grader`]). A submission that does not compile is not an error: its target
+/// ([`TargetError::Input`]); a Python interpreter that does not run, or a private folder
+/// that cannot be made or broadside's driver written into it ([`TargetError::Grader`]). A submission that does not compile is not an error: its target
 /// fails every scenario at setup with the compiler's message.
 pub fn from_spec(
     spec: &TargetSpec,

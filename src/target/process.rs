@@ -184,8 +184,16 @@ impl Process {
             } else {
                 ""
             };
+            // broadside's own program (an interpreter, its driver, `sh`) did not start: the
+            // grader's failure, not the submission's; unless processes or memory ran out,
+            // which what the submission left running may have caused.
+            let theirs = matches!(e.raw_os_error(), Some(libc::EAGAIN | libc::ENOMEM));
             Fault {
-                kind: FaultKind::Crash,
+                kind: if theirs {
+                    FaultKind::Crash
+                } else {
+                    FaultKind::Harness
+                },
                 message: format!("could not start `{program}`: {e}{hint}"),
             }
         })?;

@@ -256,17 +256,21 @@ fn real_path(command: &str) -> String {
 /// valid UTF-8; a UTF-8 byte-order mark is dropped. The JVM gets a data-size memory limit
 /// (it reserves address space it never uses) and room for its threads.
 ///
-/// Errors: the path does not exist, the folder cannot be prepared, or `javac` cannot be
-/// started (no JDK): the grader's problem. A compile error is [`Built::Failed`].
+/// Errors: the path does not exist, the sources cannot be copied, or `javac` cannot be
+/// started (no JDK) ([`TargetError::Input`](super::TargetError::Input), as it always was);
+/// the private folder cannot be made or broadside's launcher written into it
+/// ([`TargetError::Grader`](super::TargetError::Grader)). Either is the grader's problem. A
+/// compile error is [`Built::Failed`].
 pub fn java_target(
     path: &Utf8Path,
     limits: Limits,
     uid: u32,
-) -> Result<Built<Box<Program>>, String> {
+) -> Result<Built<Box<Program>>, super::TargetError> {
+    use super::TargetError;
     let src = std::fs::canonicalize(path).map_err(|e| format!("java:{path}: {e}"))?;
-    let ws = Workspace::new()?;
+    let ws = Workspace::new().map_err(TargetError::Grader)?;
     let sources = ws.work.join("src");
-    std::fs::create_dir_all(&sources).map_err(prepare)?;
+    std::fs::create_dir_all(&sources).map_err(|e| TargetError::Grader(prepare(e)))?;
     let mut skipped = Vec::new();
     if src.is_dir() {
         let java = |name: &std::ffi::OsStr, dir: bool| {
@@ -328,8 +332,8 @@ pub fn java_target(
         }));
     };
     let classes = ws.work.join("classes");
-    std::fs::create_dir_all(&classes).map_err(prepare)?;
-    let jail = ws.seal(uid, &[])?;
+    std::fs::create_dir_all(&classes).map_err(|e| TargetError::Grader(prepare(e)))?;
+    let jail = ws.seal(uid, &[]).map_err(TargetError::Grader)?;
     let mut args: Vec<String> = [
         "-J-Xmx512m",
         "-J-XX:+UseSerialGC",
@@ -345,11 +349,13 @@ pub fn java_target(
     .to_vec();
     args.extend(files.iter().map(|f| rel(f)));
     let launcher = ws.work.join("launcher/broadside_launch/Launch.java");
-    std::fs::create_dir_all(launcher.parent().unwrap_or(&ws.work)).map_err(prepare)?;
-    std::fs::write(&launcher, JAVA_LAUNCHER).map_err(prepare)?;
+    // broadside's own classes: failing to write them is the grader's.
+    let ours = |e: std::io::Error| TargetError::Grader(prepare(e));
+    std::fs::create_dir_all(launcher.parent().unwrap_or(&ws.work)).map_err(ours)?;
+    std::fs::write(&launcher, JAVA_LAUNCHER).map_err(ours)?;
     args.push(rel(&launcher));
     let server = launcher.with_file_name("Serve.java");
-    std::fs::write(&server, JAVA_SERVER).map_err(prepare)?;
+    std::fs::write(&server, JAVA_SERVER).map_err(ours)?;
     args.push(rel(&server));
     let jvm = jvm_limits(&limits);
     let javac = javac();
@@ -401,12 +407,12 @@ pub fn java_target(
     // broadside's classes apart from the submission's, which the game server loads afresh
     // for each game.
     let boot = ws.work.join("boot");
-    std::fs::create_dir_all(&boot).map_err(prepare)?;
+    std::fs::create_dir_all(&boot).map_err(ours)?;
     std::fs::rename(
         classes.join("broadside_launch"),
         boot.join("broadside_launch"),
     )
-    .map_err(prepare)?;
+    .map_err(ours)?;
     let jvm_args: Vec<String> = [
         "-Xmx256m",
         "-Xss8m",

@@ -6,9 +6,9 @@
 //! unprivileged user the child runs as. The same copy can also run as a whole program: the
 //! submission's `main()` under `drivers/python_main.py`, for dialogue scenarios.
 
-use super::Process;
 use super::limits::NOBODY;
 use super::workspace::{Workspace, copy_tree, prepare};
+use super::{Process, TargetError};
 use camino::Utf8Path;
 
 /// The bundled Python driver.
@@ -62,8 +62,10 @@ pub fn check_interpreter() -> Result<(), String> {
 
 /// A target for the submission at `path` (a `.py` file, or a folder holding the module).
 ///
-/// Errors: the path does not exist, or the private folder cannot be prepared.
-pub fn target(path: &Utf8Path) -> Result<Process, String> {
+/// Errors: the path does not exist or the submission cannot be copied
+/// ([`TargetError::Input`]); no Python runs, or the private folder cannot be made or the
+/// driver written into it ([`TargetError::Grader`]).
+pub fn target(path: &Utf8Path) -> Result<Process, TargetError> {
     target_as(path, NOBODY)
 }
 
@@ -72,10 +74,10 @@ pub fn target(path: &Utf8Path) -> Result<Process, String> {
 /// another's process limit).
 ///
 /// Errors: as [`target`].
-pub fn target_as(path: &Utf8Path, uid: u32) -> Result<Process, String> {
+pub fn target_as(path: &Utf8Path, uid: u32) -> Result<Process, TargetError> {
     let src = std::fs::canonicalize(path).map_err(|e| format!("python:{path}: {e}"))?;
-    check_interpreter()?;
-    let ws = Workspace::new()?;
+    check_interpreter().map_err(TargetError::Grader)?;
+    let ws = Workspace::new().map_err(TargetError::Grader)?;
     let driver = ws.boxed.join("broadside_driver.py");
     let launcher = ws.boxed.join("broadside_main.py");
     let finder = ws.boxed.join("broadside_find.py");
@@ -84,7 +86,8 @@ pub fn target_as(path: &Utf8Path, uid: u32) -> Result<Process, String> {
         (&launcher, MAIN_LAUNCHER),
         (&finder, FINDER),
     ] {
-        super::workspace::write_readable(file, text).map_err(prepare)?;
+        super::workspace::write_readable(file, text)
+            .map_err(|e| TargetError::Grader(prepare(e)))?;
     }
     let mut skipped = Vec::new();
     let copy = if src.is_dir() {
@@ -104,7 +107,7 @@ pub fn target_as(path: &Utf8Path, uid: u32) -> Result<Process, String> {
         ws.inside(&driver),
         ws.inside(&copy),
     ];
-    let jail = ws.seal(uid, &[])?;
+    let jail = ws.seal(uid, &[]).map_err(TargetError::Grader)?;
     let main_args = vec![
         "-u".to_string(),
         "-B".to_string(),

@@ -5,8 +5,8 @@
 
 use broadside::harness::run_all;
 use broadside::report::{
-    HiddenResults, Report, Status, for_students, gradescope, to_gradescope, to_junit,
-    to_prairielearn, to_text,
+    HiddenResults, Report, Status, for_students, gradescope, scenario_line, to_gradescope,
+    to_junit, to_prairielearn, to_text,
 };
 use broadside::scenario::Visibility;
 use broadside::spec::SpecSet;
@@ -377,6 +377,19 @@ fn junit_parses_and_tells_failures_from_errors() {
 fn student_text_snapshot() {
     let (report, policy) = suite_report();
     insta::assert_snapshot!(to_text(&for_students(&report, policy), false));
+}
+
+#[test]
+fn the_line_run_prints_live_as_a_scenario_finishes_is_its_line_in_the_text_report() {
+    let (report, policy) = suite_report();
+    let student = for_students(&report, policy);
+    let text = to_text(&student, false);
+    let lines: Vec<&str> = text.lines().collect();
+    for r in &student.scenarios {
+        let line = scenario_line(r, false);
+        assert!(lines.contains(&line.as_str()), "{line:?} not in\n{text}");
+    }
+    assert!(scenario_line(&student.scenarios[0], true).contains("\u{1b}["));
 }
 
 #[test]

@@ -174,10 +174,9 @@ pub(crate) fn run(args: RunArgs) -> Result<u8, Error> {
         .iter()
         .filter(|s| broadside::harness::plays(target.as_ref(), s))
         .count();
-    let mut progress = RunProgress::new(played);
+    let mut progress = RunProgress::new(played, color_for(std::io::stderr().is_terminal()));
     let (results, mut faults) =
         broadside::harness::run_submission(&loaded.scenarios, target.as_mut(), &mut progress);
-    progress.done();
     let mut report = Report::new(target.name(), results);
     report.notes = target.notes();
     report.notes.extend(broadside::harness::skipped_note(
@@ -256,50 +255,68 @@ fn not_graded(report: &Report) -> Option<Error> {
     )))
 }
 
-/// `run`'s progress on standard error while scenarios play, so a submission that hangs
-/// is seen hanging: on a terminal only (a job log or a test gets the report alone), the
-/// scenario under way by its title (a hidden one as "a hidden scenario"), cleared at the end.
-pub(crate) struct RunProgress(Option<indicatif::ProgressBar>);
+/// `run`'s live view on standard error while scenarios play, so a submission that hangs is
+/// seen hanging and a long suite shows its results as they come: on a terminal only (a job
+/// log or a test gets the report alone), the scenario under way by its title (a hidden one
+/// as "a hidden scenario") and, above it, each visible scenario's report line the moment it
+/// finishes. Cleared at the end, when the whole report follows (it leads with the causes
+/// found across every scenario, so it cannot be written before the last one).
+pub(crate) struct RunProgress {
+    bar: Option<indicatif::ProgressBar>,
+    color: bool,
+}
 
 impl RunProgress {
-    fn new(total: usize) -> RunProgress {
+    fn new(total: usize, color: bool) -> RunProgress {
         if !std::io::stderr().is_terminal() || total < 2 {
-            return RunProgress(None);
+            return RunProgress { bar: None, color };
         }
         let bar = indicatif::ProgressBar::new(total as u64);
         if let Ok(style) = indicatif::ProgressStyle::with_template("{pos}/{len} {wide_msg}") {
             bar.set_style(style);
         }
-        RunProgress(Some(bar))
-    }
-
-    fn done(&self) {
-        if let Some(bar) = &self.0 {
-            bar.finish_and_clear();
+        RunProgress {
+            bar: Some(bar),
+            color,
         }
     }
 }
 
 impl broadside::harness::Reporter for RunProgress {
     fn scenario_started(&mut self, scenario: &broadside::scenario::Scenario) {
-        if let Some(bar) = &self.0 {
-            bar.set_message(
-                if scenario.visibility == broadside::scenario::Visibility::Visible {
-                    format!("playing: {}", scenario.title)
-                } else {
-                    "playing: a hidden scenario".to_string()
-                },
-            );
+        if let Some(bar) = &self.bar {
+            bar.set_message(if visible(scenario) {
+                format!("playing: {}", scenario.title)
+            } else {
+                "playing: a hidden scenario".to_string()
+            });
         }
     }
 
     fn scenario_finished(
         &mut self,
-        _: &broadside::scenario::Scenario,
-        _: &broadside::report::ScenarioResult,
+        scenario: &broadside::scenario::Scenario,
+        result: &broadside::report::ScenarioResult,
     ) {
-        if let Some(bar) = &self.0 {
+        if let Some(bar) = &self.bar {
+            if visible(scenario) {
+                bar.println(report::scenario_line(result, self.color));
+            }
             bar.inc(1);
         }
     }
+
+    fn run_finished(
+        &mut self,
+        _: &[broadside::report::ScenarioResult],
+        _: &[broadside::target::Fault],
+    ) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+fn visible(scenario: &broadside::scenario::Scenario) -> bool {
+    scenario.visibility == broadside::scenario::Visibility::Visible
 }

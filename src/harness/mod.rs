@@ -529,15 +529,19 @@ pub fn skipped_note(scenarios: &[Scenario], target: &dyn Target) -> Option<Strin
     })
 }
 
-/// [`run_scenario`], with the wall-clock time it took in `elapsed_ms`.
 /// Told of each scenario as [`run_submission`] plays it, in the order played (visible
-/// scenarios first), so a view can show a run while it goes on; the results themselves are
-/// returned at the end, in the scenarios' order, for the reports that need them all.
+/// scenarios first), so a view can show a run while it goes on (`run`'s live lines on a
+/// terminal), then of the run's end. The results themselves are also returned at the end, in
+/// the scenarios' order: the report formats are views of the whole report, since each leads
+/// with the causes found across every scenario and totals the points.
 pub trait Reporter {
     /// `scenario` is about to be played.
     fn scenario_started(&mut self, _scenario: &Scenario) {}
     /// `scenario` has been played (or not run, past the submission's time budget).
     fn scenario_finished(&mut self, _scenario: &Scenario, _result: &ScenarioResult) {}
+    /// Every scenario has been played: `results` in the scenarios' order, and the faults of
+    /// the submission as a whole ([`Target::finish`]).
+    fn run_finished(&mut self, _results: &[ScenarioResult], _faults: &[Fault]) {}
 }
 
 /// A reporter that shows nothing (every result is in the report).
@@ -545,6 +549,7 @@ pub struct Quiet;
 
 impl Reporter for Quiet {}
 
+/// [`run_scenario`], with the wall-clock time it took in `elapsed_ms`.
 fn run_timed(scenario: &Scenario, target: &mut dyn Target) -> ScenarioResult {
     let start = std::time::Instant::now();
     let mut result = run_scenario(scenario, target);
@@ -616,6 +621,8 @@ pub fn run_submission(
         reporter.scenario_finished(&scenarios[i], &result);
         results[i] = Some(result);
     }
-    let results = results.into_iter().flatten().collect();
-    (results, target.finish())
+    let results: Vec<ScenarioResult> = results.into_iter().flatten().collect();
+    let faults = target.finish();
+    reporter.run_finished(&results, &faults);
+    (results, faults)
 }

@@ -23,5 +23,5 @@ pub use model::{
     Verdict, points2, round_to, scenario_ids,
 };
 pub use prairielearn::{Results as PrairieLearnResults, prairielearn, to_prairielearn};
-pub use text::{core_message, details, to_text};
+pub use text::{core_message, details, scenario_line, to_text};
 pub use view::{Audience, HiddenResults, for_students, redacted};

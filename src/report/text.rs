@@ -8,16 +8,6 @@ use std::fmt::Write;
 /// The report as text. With `color`, status words carry ANSI colours (the caller decides,
 /// honouring `NO_COLOR` and whether the output is a terminal).
 pub fn to_text(report: &Report, color: bool) -> String {
-    let paint = |style: Style, s: &str| {
-        if color {
-            format!("{style}{s}{style:#}")
-        } else {
-            s.to_string()
-        }
-    };
-    let green = Style::new().fg_color(Some(AnsiColor::Green.into())).bold();
-    let red = Style::new().fg_color(Some(AnsiColor::Red.into())).bold();
-    let yellow = Style::new().fg_color(Some(AnsiColor::Yellow.into())).bold();
     let mut out = String::new();
     // The cause first: one line per student function at fault, across every scenario.
     let causes = super::causes::causes(report);
@@ -29,20 +19,7 @@ pub fn to_text(report: &Report, color: bool) -> String {
     }
     let mut shown_faults = std::collections::BTreeSet::new();
     for r in &report.scenarios {
-        let word = match r.status {
-            Status::Passed => paint(green, "PASS "),
-            Status::Failed => paint(red, "FAIL "),
-            Status::Error => paint(yellow, "ERROR"),
-            Status::NotGraded => paint(yellow, "NOT GRADED"),
-        };
-        let _ = writeln!(
-            out,
-            "{word} {} — {} ({}/{})",
-            clean(r.name()),
-            clean(&r.title),
-            r.points,
-            r.max_points
-        );
+        let _ = writeln!(out, "{}", scenario_line(r, color));
         // The same fault again (a module that cannot be imported fails every scenario
         // alike): said once in full, then pointed back to.
         let key = r
@@ -67,7 +44,7 @@ pub fn to_text(report: &Report, color: bool) -> String {
         let _ = writeln!(
             out,
             "{} the submission: {}",
-            paint(yellow, "FAULT"),
+            paint(color, yellow(), "FAULT"),
             f.kind.word()
         );
         for line in f.message.lines() {
@@ -117,6 +94,39 @@ pub fn to_text(report: &Report, color: bool) -> String {
         report.target
     );
     out
+}
+
+/// One scenario's line of the report, `PASS  NAME — TITLE (POINTS/MAX)`: the line `run`
+/// also prints on a terminal the moment the scenario finishes.
+pub fn scenario_line(r: &ScenarioResult, color: bool) -> String {
+    let green = Style::new().fg_color(Some(AnsiColor::Green.into())).bold();
+    let red = Style::new().fg_color(Some(AnsiColor::Red.into())).bold();
+    let word = match r.status {
+        Status::Passed => paint(color, green, "PASS "),
+        Status::Failed => paint(color, red, "FAIL "),
+        Status::Error => paint(color, yellow(), "ERROR"),
+        Status::NotGraded => paint(color, yellow(), "NOT GRADED"),
+    };
+    format!(
+        "{word} {} — {} ({}/{})",
+        clean(r.name()),
+        clean(&r.title),
+        r.points,
+        r.max_points
+    )
+}
+
+fn yellow() -> Style {
+    Style::new().fg_color(Some(AnsiColor::Yellow.into())).bold()
+}
+
+/// `s` in `style` when `color`, else as it is.
+fn paint(color: bool, style: Style, s: &str) -> String {
+    if color {
+        format!("{style}{s}{style:#}")
+    } else {
+        s.to_string()
+    }
 }
 
 /// A fault message without the note of when it happened (`while reading the state at the

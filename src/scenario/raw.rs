@@ -745,9 +745,8 @@ impl<'de> Deserialize<'de> for RawState {
         struct V;
         impl<'de> Visitor<'de> for V {
             type Value = RawState;
-            // Worded as a derived struct's, as the rest of the schema's errors are.
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("struct RawState")
+                f.write_str("a table of state keys, e.g. `{ shots = 2, won = false }`")
             }
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawState, A::Error> {
                 let mut state = RawState::default();
@@ -759,16 +758,6 @@ impl<'de> Deserialize<'de> for RawState {
                 }
                 state.entries.sort_by_key(|(k, _)| *k);
                 Ok(state)
-            }
-            // A list where a table belongs: its length against the table's keys, as a
-            // derived struct reports it.
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<RawState, A::Error> {
-                let mut len = 0;
-                while seq.next_element::<IgnoredAny>()?.is_some() {
-                    len += 1;
-                }
-                let fields = format!("struct RawState with {} elements", StateKey::ALL.len() + 1);
-                Err(de::Error::invalid_length(len, &fields.as_str()))
             }
         }
         d.deserialize_any(V)
@@ -1035,7 +1024,7 @@ mod tests {
         let err = toml::from_str::<Doc>("state = [1]\n").expect_err("a list");
         assert_eq!(
             err.message(),
-            "invalid length 1, expected struct RawState with 12 elements"
+            "invalid type: sequence, expected a table of state keys, e.g. `{ shots = 2, won = false }`"
         );
     }
 }

@@ -10,7 +10,10 @@ use toml::Spanned;
 
 /// A whole scenario file.
 #[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a scenario file: a table with `assignment` and `steps` or a `[dialogue]`"
+)]
 pub struct RawScenario {
     /// The spec id, e.g. `"colab-6x6"`.
     pub assignment: Spanned<String>,
@@ -45,7 +48,7 @@ pub struct RawScenario {
 
 /// `[dialogue]`: the moves of a planned game, played against a whole program.
 #[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, expecting = "a `[dialogue]` table with `moves`")]
 pub struct RawDialogue {
     /// Move names from the assignment's vocabulary, in order.
     pub moves: Spanned<Vec<Spanned<String>>>,
@@ -56,7 +59,10 @@ pub struct RawDialogue {
 
 /// `[setup]`.
 #[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a `[setup]` table (`ships`, or `players` in a two-player game)"
+)]
 pub struct RawSetup {
     /// One-player games: ship name → a list of cells, or `{ at = CELL, dir = "right" }`.
     pub ships: Option<Spanned<BTreeMap<Spanned<String>, Spanned<ShipInput>>>>,
@@ -74,7 +80,10 @@ pub struct RawSetup {
 
 /// One ship of a replacement fleet.
 #[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a fleet entry `{ name = \"…\", length = N }`"
+)]
 pub struct RawFleetEntry {
     /// The ship's name, unique in the fleet.
     pub name: String,
@@ -84,7 +93,10 @@ pub struct RawFleetEntry {
 
 /// `[setup.players.<name>]`: one player's items, filling that player's fleet in order.
 #[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a player's table with `ships` and `grenades`"
+)]
 pub struct RawPlayerSetup {
     /// The player's ships.
     #[serde(default)]
@@ -96,7 +108,10 @@ pub struct RawPlayerSetup {
 
 /// One `[[steps]]` entry: exactly one action, then what to expect.
 #[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a `[[steps]]` table: an action such as `fire = \"B2\"` and its `expect`"
+)]
 pub struct RawStep {
     /// `fire = CELL`: a shot.
     pub fire: Option<Spanned<CellInput>>,

@@ -375,6 +375,36 @@ mod tests {
     use super::testing::{COLAB, load, problems};
 
     #[test]
+    fn a_table_of_the_wrong_kind_is_named_in_the_files_words_not_by_a_type_of_ours() {
+        let cases = [
+            (
+                "assignment = \"colab-6x6\"\nsetup = 5\n",
+                "a `[setup]` table",
+            ),
+            (
+                "assignment = \"colab-6x6\"\nsteps = [1]\n",
+                "a `[[steps]]` table",
+            ),
+            (
+                "assignment = \"colab-6x6\"\ndialogue = 5\n",
+                "a `[dialogue]` table",
+            ),
+            (
+                &format!("{COLAB}[[steps]]\nfire = \"A1\"\nexpect = \"miss\"\nstate = 1\n"),
+                "a table of state keys",
+            ),
+        ];
+        for (text, wanted) in cases {
+            let found = problems(text);
+            assert!(
+                found.iter().any(|p| p.contains(wanted))
+                    && found.iter().all(|p| !p.contains("Raw")),
+                "{found:?}"
+            );
+        }
+    }
+
+    #[test]
     fn a_scenario_header_reports_each_bad_field() {
         let text = format!(
             "points = -1\nvisibility = \"secret\"\ngiven = \"theirs\"\n{COLAB}[[steps]]\nfire = \"A1\"\nexpect = \"miss\"\n"

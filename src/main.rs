@@ -131,7 +131,7 @@ enum Command {
     Run(cli::run::RunArgs),
     /// Grade a class: every sub-folder of --submissions against the suites, in parallel.
     #[command(
-        after_help = "Examples:\n  broadside grade --suite fixtures/scenarios/solo-10x10 --submissions fixtures/submissions/solo-10x10 --out graded\n  broadside grade --suite published --suite hidden --submissions class --out graded --jobs 4 --resume\n  broadside grade --suite s --submissions class --out graded-2 --shard 2/4   # then: broadside merge graded-* --out graded\n\nWrites OUT/<submission>/report.json (staff), results.json (Gradescope), junit.xml and report.txt (student view), then OUT/summary.csv and OUT/summary.json.\n\nExit codes: 0 every submission graded, 1 the run was interrupted or a submission could not be set up, played (a harness fault) or its report written (left not graded), 2 the inputs are wrong, 3 the output folder or the summary could not be written."
+        after_help = "Examples:\n  broadside grade --suite fixtures/scenarios/solo-10x10 --submissions fixtures/submissions/solo-10x10 --out graded\n  broadside grade --suite published --suite hidden --submissions class --out graded --jobs 4 --resume\n  broadside grade --suite s --submissions class --out graded-2 --shard 2/4   # then: broadside merge graded-* --out graded\n\nWrites OUT/<submission>/report.json (staff), results.json (Gradescope), junit.xml and report.txt (student view), then OUT/summary.csv and OUT/summary.json.\n\nExit codes: 0 every submission graded, 1 the run was interrupted or a submission could not be set up, played (a harness fault) or its report written (left not graded), 2 the inputs are wrong, 3 the output folder or the summary could not be written, or a tool --marking needs is missing."
     )]
     Grade(cli::grade::GradeArgs),
     /// Build a Gradescope autograder zip: this binary, the suites, setup.sh and
@@ -155,7 +155,7 @@ enum Command {
     /// Differential testing: random cases against the reference, the first divergence
     /// shrunk to a short scenario file that `run` replays.
     #[command(
-        after_help = "Examples:\n  broadside fuzz --assignment colab-6x6 --target python:battleship.py\n  broadside fuzz --assignment solo-10x10 --target python:fixtures/submissions/solo-10x10/hits-kept-as-count --seed 7 --out found.toml\n  broadside fuzz --assignment battleboats --mode expert --time 30\n\nThe counterexample is printed and written to --out (default fuzz-ASSIGNMENT-SEED.toml).\nExit codes: 0 no divergence, 1 a divergence was found, 2 the inputs are wrong, 3 broadside's own side failed (a target it could not start)."
+        after_help = "Examples:\n  broadside fuzz --assignment colab-6x6 --target python:battleship.py\n  broadside fuzz --assignment solo-10x10 --target python:fixtures/submissions/solo-10x10/hits-kept-as-count --seed 7 --out found.toml\n  broadside fuzz --assignment battleboats --mode expert --time 30\n\nThe counterexample is printed and written to --out (default fuzz-ASSIGNMENT-SEED.toml).\nExit codes: 0 no divergence, 1 a divergence was found, 2 the inputs are wrong, 3 broadside's own side failed (a target it could not start, a bug of its own, the file it could not write)."
     )]
     Fuzz(cli::fuzz::FuzzArgs),
     /// List the bundled assignments and their published scenarios.

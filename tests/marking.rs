@@ -253,7 +253,8 @@ fn a_grader_without_pytest_is_told_before_anything_is_graded() {
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&o.stderr);
-    assert_ne!(o.status.code(), Some(0), "{stderr}");
+    // A tool broadside needs is broadside's side (exit 3), not the inputs'.
+    assert_eq!(o.status.code(), Some(3), "{stderr}");
     assert!(
         stderr.contains("apt-get install python3-pytest"),
         "{stderr}"

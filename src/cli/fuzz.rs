@@ -84,7 +84,10 @@ pub(crate) fn fuzz_jobs(
         }
         let _ = t.finish();
         // An unknown assignment or mode, or a scenario broadside cannot load back.
-        let outcome = outcome.map_err(|e| Error::Input(e.to_string()))?;
+        let outcome = outcome.map_err(|e| match e {
+            broadside::fuzz::FuzzError::Unknown(_) => Error::Input(e.to_string()),
+            broadside::fuzz::FuzzError::Internal(_) => Error::Grader(e.to_string()),
+        })?;
         Ok((outcome, mine.seed))
     };
     if jobs == 1 {
@@ -95,8 +98,11 @@ pub(crate) fn fuzz_jobs(
         handles
             .into_iter()
             .map(|h| {
-                h.join()
-                    .unwrap_or_else(|_| Err(Error::Input("a fuzz worker panicked".into())))
+                h.join().unwrap_or_else(|_| {
+                    Err(Error::Grader(
+                        "a fuzz worker panicked (a bug in broadside)".into(),
+                    ))
+                })
             })
             .collect()
     });
@@ -179,7 +185,7 @@ pub(crate) fn fuzz(args: FuzzArgs) -> Result<u8, Error> {
         .out
         .unwrap_or_else(|| format!("fuzz-{}-{seed}.toml", args.assignment).into());
     std::fs::write(&path, &found.text).map_err(|e| {
-        Error::input(
+        Error::grader(
             format_args!("failed to write the counterexample to {path}"),
             &e,
         )

@@ -169,7 +169,7 @@ pub fn grade(args: GradeArgs) -> Result<u8, Error> {
     );
     let scheme = if args.marking {
         let scheme = marking_scheme(&loaded.scenarios)?;
-        broadside::marking::check_tools(&scheme, users.base).map_err(Error::Input)?;
+        broadside::marking::check_tools(&scheme, users.base).map_err(Error::Grader)?;
         Some(scheme)
     } else {
         None

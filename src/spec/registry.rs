@@ -140,6 +140,22 @@ mod tests {
     }
 
     #[test]
+    fn a_table_of_the_wrong_kind_is_named_by_its_table_not_by_a_type_of_ours() {
+        let files = builtin_files();
+        let (path, text) = files
+            .iter()
+            .find(|(p, _)| p.ends_with("colab-6x6.toml"))
+            .cloned()
+            .unwrap();
+        let bad = text.replacen("[board]", "board = 5\n[unused]", 1);
+        let shown = parse(&Source::new(path.as_str(), bad.as_str()))
+            .expect_err("a board that is not a table")
+            .render(false);
+        assert!(shown.contains("expected a `[board]` table"), "{shown}");
+        assert!(!shown.contains("Raw"), "{shown}");
+    }
+
+    #[test]
     fn a_decision_named_by_an_event_or_a_query_is_checked_there() {
         let files = builtin_files();
         let (path, text) = files

@@ -11,7 +11,10 @@ use std::collections::BTreeMap;
 
 /// A whole spec file.
 #[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a spec file: a table with `id`, `board`, `fleet`, `events` …"
+)]
 pub struct RawSpec {
     /// The assignment id scenarios name, e.g. `"colab-6x6"`.
     pub id: String,
@@ -65,7 +68,7 @@ pub struct RawSpec {
 
 /// One row of the `[checks]` table.
 #[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, expecting = "a `[checks.NAME]` table")]
 pub struct RawCheckRule {
     /// The student function the check judges, e.g. `remaining_ships` (several, comma-separated,
     /// where one answer comes from a chain of them).
@@ -86,7 +89,7 @@ fn default_mode() -> String {
 }
 
 #[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, expecting = "a `[board]` table")]
 pub struct RawBoard {
     pub rows: u8,
     pub cols: u8,
@@ -94,7 +97,7 @@ pub struct RawBoard {
 }
 
 #[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, expecting = "a `[notation]` table")]
 pub struct RawNotation {
     pub style: Notation,
     pub clause: String,
@@ -102,7 +105,7 @@ pub struct RawNotation {
 
 /// One kind of ship (or grenade) in the fleet; `count` copies are named `name-1`…`name-N`.
 #[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, expecting = "a `[[fleet]]` entry")]
 pub struct RawFleetEntry {
     pub name: String,
     pub length: u8,
@@ -119,7 +122,7 @@ fn one() -> u8 {
 }
 
 #[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, expecting = "a `[placement]` table")]
 pub struct RawPlacement {
     pub touching: Touching,
     /// Whether students write placement code a `place` step can call (their clause says which).
@@ -134,7 +137,7 @@ pub struct RawPlacement {
 }
 
 #[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, expecting = "a `[players]` table")]
 pub struct RawPlayers {
     pub names: Vec<String>,
     pub first: String,
@@ -143,7 +146,7 @@ pub struct RawPlayers {
 
 /// One row of the `[events]` table.
 #[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, expecting = "an `[events.NAME]` table")]
 pub struct RawEvent {
     pub outcome: Outcome,
     #[serde(default)]
@@ -167,7 +170,7 @@ fn yes() -> bool {
 }
 
 #[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, expecting = "an `[end]` table")]
 pub struct RawEnd {
     /// A one-player game is lost when `moves` reaches this.
     pub move_limit: Option<u32>,
@@ -177,14 +180,17 @@ pub struct RawEnd {
 }
 
 #[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, expecting = "a `[powers]` table")]
 pub struct RawPowers {
     pub drone: Option<RawPower>,
     pub missile: Option<RawPower>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a `[powers.drone]` or `[powers.missile]` table"
+)]
 pub struct RawPower {
     /// How many times a game the power may be used.
     pub uses: u8,
@@ -192,7 +198,7 @@ pub struct RawPower {
 }
 
 #[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, expecting = "a `[modes.NAME]` table")]
 pub struct RawMode {
     pub board: Option<RawBoard>,
     pub fleet: Option<Vec<RawFleetEntry>>,
@@ -202,7 +208,7 @@ pub struct RawMode {
 
 /// The handout's alphabet for drawing a board, one glyph per cell state.
 #[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, expecting = "a `[display]` table")]
 pub struct RawDisplay {
     pub untried: String,
     pub miss: String,
@@ -228,7 +234,7 @@ pub struct RawDisplay {
 }
 
 #[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, expecting = "a `[display.players.NAME]` table")]
 pub struct RawPlayerGlyphs {
     pub hit: String,
     pub grenade: String,
@@ -236,7 +242,7 @@ pub struct RawPlayerGlyphs {
 
 /// A place where the handout is ambiguous or contradicts itself.
 #[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, expecting = "a `[[decision]]` entry")]
 pub struct RawDecision {
     /// A short kebab-case id that scenarios cite with `decision = "…"`.
     pub id: String,
@@ -252,7 +258,7 @@ pub struct RawDecision {
 
 /// A question about one cell, answered by one student function.
 #[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, expecting = "a `[queries.NAME]` table")]
 pub struct RawQuery {
     /// The student function that answers it, e.g. `is_open_sea`.
     pub function: String,
@@ -268,7 +274,7 @@ pub struct RawQuery {
 
 /// A whole-function check that needs no cell (e.g. two games share no lists).
 #[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, expecting = "a `[probes.NAME]` table")]
 pub struct RawProbe {
     /// The student functions it exercises.
     pub functions: Vec<String>,
@@ -278,7 +284,7 @@ pub struct RawProbe {
 }
 
 #[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, expecting = "a `[random_layout]` table")]
 pub struct RawRandomLayout {
     pub function: String,
     pub clause: String,

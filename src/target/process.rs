@@ -8,11 +8,10 @@
 use super::limits::{self, Limits};
 use super::{Call, Fault, FaultKind, Observed, Replied, Reply, Target};
 use crate::engine::Answer;
-use crate::protocol::{self, DriverError};
+use crate::protocol::{self, Field, Request, Response};
 use crate::scenario::{Action, Setup};
 use crate::spec::{Rules, StateKey};
 use process_wrap::std::{ChildWrapper, CommandWrap, ProcessGroup};
-use serde_json::Value;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
@@ -40,8 +39,6 @@ enum Line {
 
 /// How much of the child's standard error is kept for a crash report, in bytes.
 const STDERR_TAIL: usize = 8 * 1024;
-/// How much of a garbled line is quoted in a protocol fault, in characters.
-const QUOTE: usize = 200;
 
 /// A child-process target.
 pub struct Process {
@@ -241,23 +238,27 @@ impl Process {
             stderr_reader,
         });
         let id = self.id();
-        let answer = self.exchange(protocol::hello(id, rules), self.limits.request_timeout * 2)?;
-        let version = answer.get("protocol").and_then(Value::as_u64);
-        if let Some(m) = answer.get("module").and_then(Value::as_str) {
-            self.module = Some(m.to_string());
+        let answer = self.exchange(&Request::hello(id, rules), self.limits.request_timeout * 2)?;
+        if let Some(m) = &answer.module {
+            self.module = Some(m.clone());
         }
-        self.takes_given = answer.get("given").and_then(Value::as_bool) == Some(true);
-        match protocol::envelope(&answer, id) {
-            Ok(Ok(_)) if version == Some(u64::from(protocol::VERSION)) => Ok(()),
-            Ok(Ok(_)) => Err(self.fail(
+        self.takes_given = answer.given == Some(true);
+        let ours = protocol::VERSION;
+        match (answer.check(id), answer.protocol) {
+            (Ok(Ok(())), Some(v)) if v == u64::from(ours) => Ok(()),
+            (Ok(Ok(())), Some(v)) => Err(self.fail(
+                FaultKind::Protocol,
+                format!("the driver speaks protocol {v}; broadside speaks {ours}"),
+            )),
+            (Ok(Ok(())), None) => Err(self.fail(
                 FaultKind::Protocol,
                 format!(
-                    "the driver speaks protocol {version:?}; broadside speaks {}",
-                    protocol::VERSION
+                    "the driver's `hello` answer names no `protocol` version; broadside \
+                     speaks {ours}"
                 ),
             )),
-            Ok(Err(e)) => Err(self.driver_fault(e)),
-            Err(m) => Err(self.fail(FaultKind::Protocol, m)),
+            (Ok(Err(e)), _) => Err(Fault::from(e)),
+            (Err(m), _) => Err(self.fail(FaultKind::Protocol, m)),
         }
     }
 
@@ -267,19 +268,15 @@ impl Process {
     }
 
     /// Sends one line and waits up to `wait` for one line back.
-    fn exchange(&mut self, request: Value, wait: Duration) -> Result<Value, Fault> {
+    fn exchange(&mut self, request: &Request, wait: Duration) -> Result<Response, Fault> {
         let Some(running) = self.child.as_mut() else {
             return Err(Fault {
                 kind: FaultKind::Crash,
                 message: "the target is not running".into(),
             });
         };
-        let op = request
-            .get("op")
-            .and_then(Value::as_str)
-            .unwrap_or("request")
-            .to_string();
-        let mut line = request.to_string();
+        let op = request.op();
+        let mut line = request.to_line();
         line.push('\n');
         if running
             .stdin
@@ -302,13 +299,9 @@ impl Process {
                 let f = self.over_memory_fault();
                 Err(self.fail(f.kind, f.message))
             }
-            Ok(Line::Text(text)) => serde_json::from_str(&text).map_err(|_| {
-                let shown: String = text.chars().take(QUOTE).collect();
-                self.fail(
-                    FaultKind::Protocol,
-                    format!("the target answered a line that is not JSON: {shown:?}"),
-                )
-            }),
+            Ok(Line::Text(text)) => {
+                Response::from_line(&text).map_err(|m| self.fail(FaultKind::Protocol, m))
+            }
             Ok(Line::Eof) | Err(RecvTimeoutError::Disconnected) => Err(self.died()),
             Err(RecvTimeoutError::Timeout) => {
                 let what = if op == "batch" {
@@ -431,23 +424,6 @@ impl Process {
         }
     }
 
-    fn driver_fault(&mut self, e: DriverError) -> Fault {
-        let kind = match e.kind.as_str() {
-            "exception" => FaultKind::Exception,
-            "missing" => FaultKind::Missing,
-            "type" => FaultKind::Type,
-            "limit" => FaultKind::Limit,
-            "unsupported" => FaultKind::Unsupported,
-            "setup" => FaultKind::Setup,
-            "overrun" => FaultKind::Overrun,
-            _ => FaultKind::Protocol,
-        };
-        Fault {
-            kind,
-            message: e.message,
-        }
-    }
-
     fn rules(&self) -> Result<Arc<Rules>, Fault> {
         self.rules.clone().ok_or(Fault {
             kind: FaultKind::Protocol,
@@ -458,16 +434,16 @@ impl Process {
     /// Reads one answer object into a reply for `call`.
     fn reply(
         &mut self,
-        answer: &Value,
+        answer: &Response,
         id: u64,
         call: &Call,
         rules: &Rules,
     ) -> Result<Replied, Fault> {
-        let obj = match protocol::envelope(answer, id) {
-            Ok(Ok(obj)) => obj,
+        match answer.check(id) {
+            Ok(Ok(())) => {}
             Ok(Err(e)) => {
-                let mut f = self.driver_fault(e);
-                let out = protocol::output(answer);
+                let mut f = Fault::from(e);
+                let out = answer.printed();
                 if !out.is_empty() {
                     f.message
                         .push_str(&format!("\nprinted before it failed:\n{out}"));
@@ -480,23 +456,23 @@ impl Process {
             Call::Act {
                 action: Action::RandomLayouts { count },
                 ..
-            } => random_layouts(obj, *count, &self.rules()?).map(Reply::Answer),
-            Call::Act { .. } => protocol::read_answer(obj, rules).map(Reply::Answer),
-            Call::Observe { keys, .. } => protocol::read_state(obj, keys, rules).map(Reply::State),
+            } => random_layouts(answer, *count, &self.rules()?).map(Reply::Answer),
+            Call::Act { .. } => answer.answer(rules).map(Reply::Answer),
+            Call::Observe { keys, .. } => answer.state(keys, rules).map(Reply::State),
         };
         match reply {
             Ok(reply) => Ok(Replied {
                 reply,
-                output: protocol::output(answer),
-                by: obj.get("by").and_then(Value::as_str).map(String::from),
+                output: answer.printed().to_string(),
+                by: answer.by.clone(),
             }),
             Err(m) => Err(self.fail(FaultKind::Protocol, m)),
         }
     }
 
-    fn request_of(&mut self, call: &Call, rules: &Rules) -> (u64, Value) {
+    fn request_of(&mut self, call: &Call, rules: &Rules) -> (u64, Request) {
         let id = self.id();
-        (id, protocol::call(id, call, rules))
+        (id, Request::call(id, call, rules))
     }
 }
 
@@ -809,12 +785,12 @@ impl Target for Process {
         }
         let id = self.id();
         let answer = self.exchange(
-            protocol::new_game(id, rules, setup),
+            &Request::new_game(id, rules, setup),
             self.limits.request_timeout,
         )?;
-        match protocol::envelope(&answer, id) {
-            Ok(Ok(_)) => Ok(()),
-            Ok(Err(e)) => Err(self.driver_fault(e)),
+        match answer.check(id) {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(e)) => Err(Fault::from(e)),
             Err(m) => Err(self.fail(FaultKind::Protocol, m)),
         }
     }
@@ -823,7 +799,7 @@ impl Target for Process {
         let rules = self.rules()?;
         let call = Call::act(action);
         let (id, request) = self.request_of(&call, &rules);
-        let answer = self.exchange(request, self.limits.request_timeout)?;
+        let answer = self.exchange(&request, self.limits.request_timeout)?;
         match self.reply(&answer, id, &call, &rules)?.reply {
             Reply::Answer(a) => Ok(a),
             Reply::State(_) => unreachable!("an action is answered with an answer"),
@@ -834,7 +810,7 @@ impl Target for Process {
         let rules = self.rules()?;
         let call = Call::observe(vec![key]);
         let (id, request) = self.request_of(&call, &rules);
-        let answer = self.exchange(request, self.limits.request_timeout)?;
+        let answer = self.exchange(&request, self.limits.request_timeout)?;
         match self.reply(&answer, id, &call, &rules)?.reply {
             Reply::State(mut s) => Ok(s.remove(&key).expect("read_state reads every key")),
             Reply::Answer(_) => unreachable!("a question is answered with a state"),
@@ -846,22 +822,22 @@ impl Target for Process {
             Ok(r) => r,
             Err(f) => return vec![Err(f)],
         };
-        let (ids, requests): (Vec<u64>, Vec<Value>) =
+        let (ids, requests): (Vec<u64>, Vec<Request>) =
             calls.iter().map(|c| self.request_of(c, &rules)).unzip();
         let id = self.id();
         let wait = (self.limits.request_timeout * 2
             + Duration::from_millis(50) * u32::try_from(calls.len()).unwrap_or(u32::MAX))
         .min(self.limits.scenario_timeout);
-        let answer = match self.exchange(protocol::batch(id, requests), wait) {
+        let answer = match self.exchange(&Request::batch(id, requests), wait) {
             Ok(a) => a,
             Err(f) => return vec![Err(f)],
         };
-        let responses = match protocol::envelope(&answer, id) {
-            Ok(Ok(obj)) => obj.get("responses").and_then(Value::as_array).cloned(),
-            Ok(Err(e)) => return vec![Err(self.driver_fault(e))],
+        match answer.check(id) {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => return vec![Err(Fault::from(e))],
             Err(m) => return vec![Err(self.fail(FaultKind::Protocol, m))],
-        };
-        let Some(responses) = responses else {
+        }
+        let Some(Field::Valid(responses)) = answer.responses else {
             return vec![Err(self.fail(
                 FaultKind::Protocol,
                 "a batch answer has no `responses` list".into(),
@@ -869,7 +845,13 @@ impl Target for Process {
         };
         let mut out = Vec::new();
         for ((call, id), answer) in calls.iter().zip(ids).zip(&responses) {
-            let r = self.reply(answer, id, call, &rules);
+            let r = match answer {
+                Field::Valid(answer) => self.reply(answer, id, call, &rules),
+                Field::Garbled(_) => Err(self.fail(
+                    FaultKind::Protocol,
+                    "an answer must be a JSON object".into(),
+                )),
+            };
             // A value of the wrong type is one wrong answer; the driver goes on after it.
             let stop = r.as_ref().is_err_and(|f| f.kind != FaultKind::Type);
             out.push(r);
@@ -894,26 +876,23 @@ impl Target for Process {
 /// Grades the fleets a student's random-layout function drew: each must be the prescribed
 /// fleet in a legal arrangement, and they must not all be the same. A wrong fleet is the
 /// student's (`rejected` with why); a malformed answer is a protocol error.
-fn random_layouts(
-    obj: &serde_json::Map<String, Value>,
-    count: u32,
-    rules: &Arc<Rules>,
-) -> Result<Answer, String> {
-    let list = obj
-        .get("layouts")
-        .and_then(Value::as_array)
-        .ok_or("answer has no `layouts` list")?;
+fn random_layouts(answer: &Response, count: u32, rules: &Arc<Rules>) -> Result<Answer, String> {
+    let Some(Field::Valid(list)) = &answer.layouts else {
+        return Err("answer has no `layouts` list".into());
+    };
     if list.len() != count as usize {
         return Err(format!("asked for {count} layouts, got {}", list.len()));
     }
     let mut seen = std::collections::BTreeSet::new();
     for (n, layout) in list.iter().enumerate() {
-        let ships = layout
-            .as_array()
-            .ok_or("a layout must be a list of ships")?;
+        let Field::Valid(ships) = layout else {
+            return Err("a layout must be a list of ships".into());
+        };
         let mut fleet: Vec<Vec<crate::cell::Cell>> = Vec::new();
         for ship in ships {
-            let cells = ship.as_array().ok_or("a ship must be a list of cells")?;
+            let Field::Valid(cells) = ship else {
+                return Err("a ship must be a list of cells".into());
+            };
             let mut out = Vec::new();
             for c in cells {
                 let raw = protocol::raw_cell(c)?;

@@ -4,7 +4,7 @@
 //! Only the worker child uses this module to call into a library; the grading process never
 //! loads one.
 
-use crate::engine::Outcome;
+use crate::engine::{Dir, Outcome};
 use std::ffi::{c_char, c_void};
 
 /// The header, compiled in; written beside a submission that builds with a Makefile or `cc`.
@@ -45,12 +45,14 @@ pub fn outcome(code: i32) -> Option<Outcome> {
     })
 }
 
-/// A direction's code (`BS_RIGHT` … `BS_UP`) from its protocol word.
-pub fn direction(word: &str) -> Option<i32> {
-    ["right", "down", "left", "up"]
-        .iter()
-        .position(|d| *d == word)
-        .map(|i| i as i32)
+/// A direction's code (`BS_RIGHT` … `BS_UP`).
+pub fn direction(dir: Dir) -> i32 {
+    match dir {
+        Dir::Right => 0,
+        Dir::Down => 1,
+        Dir::Left => 2,
+        Dir::Up => 3,
+    }
 }
 
 /// `bs_cell`.
@@ -201,8 +203,19 @@ mod tests {
 
     #[test]
     fn directions_follow_the_header() {
-        assert_eq!(direction("right"), Some(0));
-        assert_eq!(direction("up"), Some(3));
-        assert_eq!(direction("sideways"), None);
+        for (dir, name) in [
+            (Dir::Right, "RIGHT"),
+            (Dir::Down, "DOWN"),
+            (Dir::Left, "LEFT"),
+            (Dir::Up, "UP"),
+        ] {
+            let define = format!("#define BS_{name} {}", direction(dir));
+            assert!(
+                HEADER
+                    .lines()
+                    .any(|l| l.split_whitespace().collect::<Vec<_>>().join(" ") == define),
+                "{define}"
+            );
+        }
     }
 }

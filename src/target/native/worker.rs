@@ -15,8 +15,11 @@
 //! [`Process`]: crate::target::Process
 
 use super::abi::{self, BsCell, BsShip, Functions, Game};
-use crate::engine::Outcome;
-use serde_json::{Map, Value, json};
+use crate::engine::{Axis, Dir, Outcome, QueryValue};
+use crate::protocol::{
+    CellValue, ErrorKind, Failure, Field, GameRules, GameSetup, OPS, Pair, Request, Response, State,
+};
+use crate::spec::StateKey;
 use std::ffi::c_char;
 use std::io::{BufRead, Write};
 use std::path::Path;
@@ -28,17 +31,12 @@ const DRIVER: &str = "broadside-native/1";
 const GUARD: usize = 64;
 const GUARD_BYTE: u8 = 0xA5;
 
-/// A failed request: the protocol error kind and a message for the report.
-struct Failure {
-    kind: &'static str,
-    message: String,
+fn failure(kind: ErrorKind, message: String) -> Failure {
+    Failure::new(kind, message)
 }
 
-fn failure(kind: &'static str, message: String) -> Failure {
-    Failure { kind, message }
-}
-
-type Answer = Result<Map<String, Value>, Failure>;
+/// The fields of a successful answer (the envelope is added after), or why it failed.
+type Answer = Result<Response, Failure>;
 
 /// One ship the worker knows: from the setup, or placed by a `place` step.
 #[derive(Debug, Clone)]
@@ -55,7 +53,7 @@ struct Worker {
     mode: String,
     rows: i32,
     cols: i32,
-    rules: Value,
+    rules: GameRules,
     /// The fleet's names in the spec's order (how `remaining` and `sunk` are reported).
     fleet: Vec<String>,
     ships: Vec<Ship>,
@@ -82,17 +80,19 @@ pub fn serve(library: &Path) -> i32 {
         mode: "standard".into(),
         rows: 0,
         cols: 0,
-        rules: Value::Null,
+        rules: GameRules::default(),
         fleet: Vec::new(),
         ships: Vec::new(),
         game: std::ptr::null_mut(),
     };
     for line in input.lines() {
         let Ok(line) = line else { break };
-        let request: Value = serde_json::from_str(&line).unwrap_or(Value::Null);
-        let answer = worker.answer(&request);
+        let answer = match serde_json::from_str::<Request>(&line) {
+            Ok(request) => worker.answer(&request),
+            Err(e) => unreadable(&line, &e),
+        };
         not_a_fork();
-        if writeln!(out, "{answer}")
+        if writeln!(out, "{}", answer.to_line())
             .and_then(|()| out.flush())
             .is_err()
         {
@@ -101,6 +101,25 @@ pub fn serve(library: &Path) -> i32 {
     }
     worker.free_game();
     0
+}
+
+/// The answer to a line that is not a request: `unsupported` for an `op` this protocol does
+/// not have, `protocol` for anything else, with the request's `id` where it can be read.
+fn unreadable(line: &str, e: &serde_json::Error) -> Response {
+    let head: Option<serde_json::Value> = serde_json::from_str(line).ok();
+    let field = |k: &str| head.as_ref().and_then(|h| h.get(k));
+    let id = field("id").and_then(serde_json::Value::as_u64);
+    let failure = match field("op").and_then(serde_json::Value::as_str) {
+        Some(op) if !OPS.contains(&op) => Failure::new(
+            ErrorKind::Unsupported,
+            format!("native submissions have no `{op}` operation"),
+        ),
+        _ => Failure::new(
+            ErrorKind::Protocol,
+            format!("the request could not be read: {e}"),
+        ),
+    };
+    Response::failure(id, failure)
 }
 
 /// The worker's process id, set when it starts serving.
@@ -258,7 +277,7 @@ impl OutBuf {
         match hurt {
             None => Ok(()),
             Some(last) => Err(failure(
-                "overrun",
+                ErrorKind::Overrun,
                 format!(
                     "`{function}` wrote past the end of the {}-byte buffer it was given (at \
                      least {} too far)",
@@ -277,7 +296,7 @@ impl OutBuf {
             .position(|b| *b == 0)
             .ok_or_else(|| {
                 failure(
-                    "type",
+                    ErrorKind::Type,
                     format!(
                         "`{function}` wrote no terminating NUL within the {}-byte buffer",
                         self.size
@@ -376,29 +395,17 @@ fn scribble(mut list: Vec<BsShip>, mut cells: Vec<Vec<BsCell>>) {
     bury(cells);
 }
 
-fn int(v: &Value) -> i32 {
-    v.as_i64()
-        .map(|n| n.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as i32)
-        .unwrap_or(i32::MIN)
+/// A coordinate for the C ABI's `int`, clamped (a far-off cell stays far off).
+fn int(n: i64) -> i32 {
+    n.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as i32
 }
 
-fn cell_of(v: &Value) -> Option<(i32, i32)> {
-    match v.as_array().map(Vec::as_slice) {
-        Some([r, c]) if r.is_i64() && c.is_i64() => Some((int(r), int(c))),
-        _ => None,
-    }
-}
-
-fn ok(fields: Value) -> Answer {
-    Ok(fields.as_object().cloned().unwrap_or_default())
-}
-
-fn bad_request(what: &str) -> Failure {
-    failure("protocol", format!("the request has no valid {what}"))
+fn cell_of([row, col]: Pair) -> (i32, i32) {
+    (int(row), int(col))
 }
 
 impl Worker {
-    fn answer(&mut self, request: &Value) -> Value {
+    fn answer(&mut self, request: &Request) -> Response {
         not_a_fork();
         let answer = self.answer_inner(request);
         // Out of the library until the next call (see `on_exit`).
@@ -406,74 +413,73 @@ impl Worker {
         answer
     }
 
-    fn answer_inner(&mut self, request: &Value) -> Value {
-        let id = request.get("id").cloned().unwrap_or(Value::Null);
-        if request.get("op").and_then(Value::as_str) == Some("batch") {
+    fn answer_inner(&mut self, request: &Request) -> Response {
+        let id = request.id();
+        if let Request::Batch { requests, .. } = request {
             let mut responses = Vec::new();
-            for r in request
-                .get("requests")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-            {
+            for r in requests {
                 let one = self.answer(r);
-                let failed = one.get("ok") != Some(&Value::Bool(true));
+                let failed = one.ok != Some(true);
                 responses.push(one);
                 if failed {
                     break;
                 }
             }
-            return json!({"id": id, "ok": true, "responses": responses});
+            return Response::batch(id, responses);
         }
         match self.handle(request) {
-            Ok(mut fields) => {
-                fields.insert("id".into(), id);
-                fields.insert("ok".into(), Value::Bool(true));
-                Value::Object(fields)
-            }
-            Err(f) => json!({"id": id, "ok": false,
-                             "error": {"kind": f.kind, "message": f.message}}),
+            Ok(fields) => Response::success(id, fields),
+            Err(f) => Response::failure(Some(id), f),
         }
     }
 
-    fn handle(&mut self, request: &Value) -> Answer {
-        let op = request.get("op").and_then(Value::as_str).unwrap_or("");
-        if op == "hello" {
+    fn handle(&mut self, request: &Request) -> Answer {
+        if let Request::Hello { .. } = request {
             return self.hello();
         }
         if self.functions.is_none() {
-            return Err(failure("protocol", "`hello` must come first".into()));
+            return Err(failure(
+                ErrorKind::Protocol,
+                "`hello` must come first".into(),
+            ));
         }
-        if op == "new_game" {
-            return self.new_game(request);
+        if let Request::NewGame { rules, setup, .. } = request {
+            return self.new_game(rules, setup);
         }
         if self.game.is_null() {
-            return Err(failure("protocol", "no game started".into()));
+            return Err(failure(ErrorKind::Protocol, "no game started".into()));
         }
-        match op {
-            "fire" => self.fire(request),
-            "drone" => self.drone(request),
-            "missile" => self.missile(request),
-            "place" => self.place(request),
-            "query" => self.query(request),
-            "probe" => self.probe(request),
-            "random_layouts" => self.random_layouts(request),
-            "observe" => {
-                let mut state = Map::new();
-                for key in request
-                    .get("keys")
-                    .and_then(Value::as_array)
-                    .ok_or_else(|| bad_request("`keys`"))?
-                {
-                    let key = key.as_str().ok_or_else(|| bad_request("`keys`"))?;
-                    state.insert(key.to_string(), self.observe(key)?);
+        match request {
+            Request::Fire { at, player, .. } => self.fire(*at, player.as_deref()),
+            Request::Drone { axis, index, .. } => self.drone(*axis, *index),
+            Request::Missile { at, .. } => self.missile(*at),
+            Request::Place {
+                ship,
+                kind,
+                length,
+                at,
+                dir,
+                ..
+            } => self.place(ship, kind, *length, *at, *dir),
+            Request::Query { query, at, .. } => self.query(query, *at),
+            Request::Probe { probe, .. } => self.probe(probe),
+            Request::RandomLayouts { count, .. } => self.random_layouts(*count),
+            Request::Observe { keys, .. } => {
+                let mut state = State::default();
+                for key in keys {
+                    self.observe(*key, &mut state)?;
                 }
-                ok(json!({"state": state}))
+                Ok(Response {
+                    state: Some(state),
+                    ..Response::default()
+                })
             }
-            other => Err(failure(
-                "unsupported",
-                format!("native submissions have no `{other}` operation"),
-            )),
+            Request::Hello { .. } | Request::NewGame { .. } | Request::Batch { .. } => {
+                Err(failure(
+                    ErrorKind::Protocol,
+                    format!("`{}` came out of turn", request.op()),
+                ))
+            }
         }
     }
 
@@ -491,7 +497,7 @@ impl Worker {
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_default();
             failure(
-                "missing",
+                ErrorKind::Missing,
                 format!(
                     "`{name}` is not defined in {file} (specs/abi/broadside.h declares it; \
                      export it with C linkage)"
@@ -503,11 +509,15 @@ impl Worker {
     fn hello(&mut self) -> Answer {
         if self.functions.is_none() {
             // SAFETY: this is the worker child; whatever the library does ends here.
-            let functions = unsafe { Functions::load(&self.library) }
-                .map_err(|e| failure("setup", format!("the library could not be loaded: {e}")))?;
+            let functions = unsafe { Functions::load(&self.library) }.map_err(|e| {
+                failure(
+                    ErrorKind::Setup,
+                    format!("the library could not be loaded: {e}"),
+                )
+            })?;
             let version = functions.version.ok_or_else(|| {
                 failure(
-                    "setup",
+                    ErrorKind::Setup,
                     "`bs_abi_version` is not defined: the library was not built against \
                      broadside.h (specs/abi/broadside.h)"
                         .to_string(),
@@ -518,7 +528,7 @@ impl Worker {
             let v = unsafe { version() };
             if v != abi::VERSION {
                 return Err(failure(
-                    "setup",
+                    ErrorKind::Setup,
                     format!(
                         "the library implements broadside ABI version {v}; this broadside \
                          speaks version {} (rebuild it against this broadside's \
@@ -529,7 +539,11 @@ impl Worker {
             }
             self.functions = Some(functions);
         }
-        ok(json!({"protocol": crate::protocol::VERSION, "driver": DRIVER}))
+        Ok(Response {
+            protocol: Some(u64::from(crate::protocol::VERSION)),
+            driver: Some(DRIVER.into()),
+            ..Response::default()
+        })
     }
 
     fn free_game(&mut self) {
@@ -558,7 +572,7 @@ impl Worker {
         scribble(list, cells);
         if game.is_null() {
             return Err(failure(
-                "type",
+                ErrorKind::Type,
                 format!(
                     "`bs_new_game` returned NULL for a {}×{} board with {}; expected a game",
                     self.rows,
@@ -578,72 +592,38 @@ impl Worker {
         }
     }
 
-    fn new_game(&mut self, request: &Value) -> Answer {
+    fn new_game(&mut self, rules: &GameRules, setup: &GameSetup) -> Answer {
         self.free_game();
-        let rules = request.get("rules").ok_or_else(|| bad_request("`rules`"))?;
-        if rules
-            .get("players")
-            .and_then(Value::as_array)
-            .is_some_and(|p| p.len() > 1)
-        {
+        if rules.players.len() > 1 {
             return Err(failure(
-                "unsupported",
+                ErrorKind::Unsupported,
                 "the native ABI covers one-player games only (not grenades-8x8)".into(),
             ));
         }
         self.rules = rules.clone();
-        self.rows = rules.get("rows").map_or(0, int);
-        self.cols = rules.get("cols").map_or(0, int);
-        self.mode = rules
-            .get("mode")
-            .and_then(Value::as_str)
-            .unwrap_or("standard")
-            .to_string();
-        self.fleet = rules
-            .get("fleet")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .filter_map(|f| f.get("name").and_then(Value::as_str).map(String::from))
-            .collect();
+        self.rows = i32::from(rules.rows);
+        self.cols = i32::from(rules.cols);
+        self.mode = rules.mode.clone();
+        self.fleet = rules.fleet.iter().map(|f| f.name.clone()).collect();
         let kind_of = |name: &str| -> String {
             rules
-                .get("fleet")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .find(|f| f.get("name").and_then(Value::as_str) == Some(name))
-                .and_then(|f| f.get("kind").and_then(Value::as_str))
-                .unwrap_or(name)
+                .fleet
+                .iter()
+                .find(|f| f.name == name)
+                .map_or(name, |f| f.kind.as_str())
                 .to_string()
         };
-        let mut ships = Vec::new();
-        for s in request
-            .pointer("/setup/ships")
-            .and_then(Value::as_array)
-            .ok_or_else(|| bad_request("`setup.ships`"))?
-        {
-            let name = s
-                .get("name")
-                .and_then(Value::as_str)
-                .ok_or_else(|| bad_request("ship name"))?;
-            let cells = s
-                .get("cells")
-                .and_then(Value::as_array)
-                .ok_or_else(|| bad_request("ship cells"))?
-                .iter()
-                .map(cell_of)
-                .collect::<Option<Vec<_>>>()
-                .ok_or_else(|| bad_request("ship cells"))?;
-            ships.push(Ship {
-                name: name.to_string(),
-                kind: kind_of(name),
-                cells,
-            });
-        }
-        self.ships = ships;
+        self.ships = setup
+            .ships
+            .iter()
+            .map(|s| Ship {
+                name: s.name.clone(),
+                kind: kind_of(&s.name),
+                cells: s.cells.iter().copied().map(cell_of).collect(),
+            })
+            .collect();
         self.game = self.create(&self.ships)?;
-        Ok(Map::new())
+        Ok(Response::default())
     }
 
     /// The size of a ship-name buffer: room for the longest name the worker knows.
@@ -665,7 +645,7 @@ impl Worker {
         }
         abi::outcome(code).ok_or_else(|| {
             failure(
-                "type",
+                ErrorKind::Type,
                 format!(
                     "`{function}` returned {code}; expected an outcome code (BS_MISS … BS_REJECTED)"
                 ),
@@ -680,17 +660,10 @@ impl Worker {
             1 => Ok(true),
             v if v < 0 => Err(error_code(function, v)),
             v => Err(failure(
-                "type",
+                ErrorKind::Type,
                 format!("`{function}` returned {v}; expected 0 or 1"),
             )),
         }
-    }
-
-    fn at(request: &Value) -> Result<(i32, i32), Failure> {
-        request
-            .get("at")
-            .and_then(cell_of)
-            .ok_or_else(|| bad_request("`at` cell"))
     }
 
     fn kind_of(&self, name: &str) -> String {
@@ -700,20 +673,19 @@ impl Worker {
             .map_or_else(|| name.to_string(), |s| s.kind.clone())
     }
 
-    fn fire(&mut self, request: &Value) -> Answer {
-        if request.get("player").is_some_and(|p| !p.is_null()) {
+    fn fire(&mut self, at: Pair, player: Option<&str>) -> Answer {
+        if player.is_some() {
             return Err(failure(
-                "unsupported",
+                ErrorKind::Unsupported,
                 "the native ABI covers one-player games only".into(),
             ));
         }
-        let (row, col) = Self::at(request)?;
+        let (row, col) = cell_of(at);
         let (outcome, ship) = self.shoot(self.game, row, col)?;
-        let mut fields = json!({"outcome": outcome.word()});
-        if let Some(ship) = ship {
-            fields["ship"] = Value::String(self.kind_of(&ship));
-        }
-        ok(fields)
+        Ok(Response {
+            ship: ship.map(|s| self.kind_of(&s)),
+            ..Response::outcome(outcome)
+        })
     }
 
     /// Fires at `game`; the ship's name on a sinking.
@@ -732,34 +704,33 @@ impl Worker {
         Ok((outcome, (!name.is_empty()).then_some(name)))
     }
 
-    fn drone(&mut self, request: &Value) -> Answer {
+    fn drone(&mut self, axis: Axis, index: i64) -> Answer {
         let drone = self.need(self.f().drone, "bs_drone")?;
-        let axis = match request.get("axis").and_then(Value::as_str) {
-            Some("row") => 0,
-            Some("col") => 1,
-            _ => return Err(bad_request("`axis`")),
+        let axis = match axis {
+            Axis::Row => 0,
+            Axis::Col => 1,
         };
-        let index = request.get("index").map_or(i32::MIN, int);
+        let index = int(index);
         let mut count: i32 = -1;
         // SAFETY: `count` is a valid int for the call.
         let code = unsafe { drone(self.game, axis, index, &mut count) };
         let outcome = self.outcome("bs_drone", code)?;
-        let mut fields = json!({"outcome": outcome.word()});
+        let mut fields = Response::outcome(outcome);
         if outcome == Outcome::Drone {
-            if count < 0 {
-                return Err(failure(
-                    "type",
+            let n = u32::try_from(count).map_err(|_| {
+                failure(
+                    ErrorKind::Type,
                     format!("`bs_drone` answered BS_DRONE with a count of {count}"),
-                ));
-            }
-            fields["count"] = json!(count);
+                )
+            })?;
+            fields.count = Some(n);
         }
-        ok(fields)
+        Ok(fields)
     }
 
-    fn missile(&mut self, request: &Value) -> Answer {
+    fn missile(&mut self, at: Pair) -> Answer {
         let missile = self.need(self.f().missile, "bs_missile")?;
-        let (row, col) = Self::at(request)?;
+        let (row, col) = cell_of(at);
         let mut cells = vec![-1i32; 9 + GUARD / 4];
         let guard = 0x5A5A_5A5Ai32;
         cells[9..].fill(guard);
@@ -767,12 +738,12 @@ impl Worker {
         let code = unsafe { missile(self.game, row, col, cells.as_mut_ptr()) };
         if cells[9..].iter().any(|c| *c != guard) {
             return Err(failure(
-                "overrun",
+                ErrorKind::Overrun,
                 "`bs_missile` wrote past the 9 entries of `cells`".into(),
             ));
         }
         let outcome = self.outcome("bs_missile", code)?;
-        let mut fields = json!({"outcome": outcome.word()});
+        let mut fields = Response::outcome(outcome);
         if outcome == Outcome::Missile {
             let mut struck = Vec::new();
             for (k, code) in cells[..9].iter().enumerate() {
@@ -781,25 +752,19 @@ impl Worker {
                     continue;
                 }
                 let o = self.outcome("bs_missile", *code)?;
-                struck.push(json!([[r, c], o.word()]));
+                let cell = [i64::from(r), i64::from(c)];
+                struck.push(Field::Valid((cell.into(), o.into())));
             }
-            fields["cells"] = Value::Array(struck);
+            fields.cells = Some(struck.into());
         }
-        ok(fields)
+        Ok(fields)
     }
 
-    fn place(&mut self, request: &Value) -> Answer {
+    fn place(&mut self, name: &str, kind: &str, length: u8, at: Pair, dir: Dir) -> Answer {
         let place = self.need(self.f().place_ship, "bs_place_ship")?;
-        let (row, col) = Self::at(request)?;
-        let text = |k: &str| {
-            request
-                .get(k)
-                .and_then(Value::as_str)
-                .ok_or_else(|| bad_request(&format!("`{k}`")))
-        };
-        let (name, kind, word) = (text("ship")?, text("kind")?, text("dir")?);
-        let dir = abi::direction(word).ok_or_else(|| bad_request("`dir`"))?;
-        let length = request.get("length").map_or(0, int);
+        let (row, col) = cell_of(at);
+        let dir = abi::direction(dir);
+        let length = i32::from(length);
         let mut strings = Borrowed::new();
         let (n, k) = (strings.add(name), strings.add(kind));
         // SAFETY: the strings live until after the call.
@@ -815,14 +780,14 @@ impl Worker {
             });
         } else if outcome != Outcome::Rejected {
             return Err(failure(
-                "type",
+                ErrorKind::Type,
                 format!(
                     "`bs_place_ship` returned {}; expected BS_OK or BS_REJECTED",
                     outcome.word()
                 ),
             ));
         }
-        ok(json!({"outcome": outcome.word()}))
+        Ok(Response::outcome(outcome))
     }
 
     fn cell_question(
@@ -858,26 +823,32 @@ impl Worker {
         }
     }
 
-    fn query(&mut self, request: &Value) -> Answer {
-        let (row, col) = Self::at(request)?;
-        let function = match request.get("query").and_then(Value::as_str) {
-            Some("valid") => "bs_is_valid_position",
-            Some("targeted") => "bs_was_targeted",
-            Some("open-sea") => "bs_is_open_sea",
-            Some("fresh-hit") => "bs_check_if_hits",
-            Some("ship-at") => {
+    fn query(&mut self, query: &str, at: Pair) -> Answer {
+        let (row, col) = cell_of(at);
+        let answer = |value| {
+            Ok(Response {
+                value: Some(CellValue(value).into()),
+                ..Response::outcome(Outcome::Ok)
+            })
+        };
+        let function = match query {
+            "valid" => "bs_is_valid_position",
+            "targeted" => "bs_was_targeted",
+            "open-sea" => "bs_is_open_sea",
+            "fresh-hit" => "bs_check_if_hits",
+            "ship-at" => {
                 let name = self.ship_at(self.game, row, col)?;
-                return ok(json!({"outcome": "ok", "value": name}));
+                return answer(QueryValue::Ship(name));
             }
             other => {
                 return Err(failure(
-                    "unsupported",
+                    ErrorKind::Unsupported,
                     format!("the native ABI has no query {other:?}"),
                 ));
             }
         };
         let value = self.cell_question(self.game, function, row, col)?;
-        ok(json!({"outcome": "ok", "value": value}))
+        answer(QueryValue::Bool(value))
     }
 
     fn is_sunk(&self, game: Game, name: &str) -> Result<bool, Failure> {
@@ -892,13 +863,13 @@ impl Worker {
         })
     }
 
-    fn counter(&self, game: Game, which: i32, key: &str) -> Result<u64, Failure> {
+    fn counter(&self, game: Game, which: i32, key: &str) -> Result<u32, Failure> {
         let counter = self.need(self.f().counter, "bs_counter")?;
         // SAFETY: `game` is alive.
         let v = unsafe { counter(game, which) };
-        u64::try_from(v).map_err(|_| {
+        u32::try_from(v).map_err(|_| {
             failure(
-                "type",
+                ErrorKind::Type,
                 format!("`bs_counter` returned {v} for {key}; expected a count (0 or more)"),
             )
         })
@@ -917,7 +888,7 @@ impl Worker {
         let mut names: Vec<String> = text.lines().map(String::from).collect();
         if names.len() != n as usize {
             return Err(failure(
-                "type",
+                ErrorKind::Type,
                 format!(
                     "`bs_remaining_ships` returned {n} but wrote {} names: {text:?}",
                     names.len()
@@ -941,70 +912,75 @@ impl Worker {
         ships
     }
 
-    fn observe(&self, key: &str) -> Result<Value, Failure> {
+    /// Sets `key` in `state` from the library's answers.
+    fn observe(&self, key: StateKey, state: &mut State) -> Result<(), Failure> {
         let game = self.game;
-        Ok(match key {
-            "remaining" => json!(self.remaining(game)?),
-            "sunk" => {
+        match key {
+            StateKey::Remaining => state.remaining = Some(self.remaining(game)?.into()),
+            StateKey::Sunk => {
                 let mut sunk = Vec::new();
                 for s in self.ordered_ships() {
                     if self.is_sunk(game, &s.name)? {
                         sunk.push(s.name.clone());
                     }
                 }
-                json!(sunk)
+                state.sunk = Some(sunk.into());
             }
-            "won" => {
+            StateKey::Won => {
                 let has_won = self.need(self.f().has_won, "bs_has_won")?;
                 // SAFETY: `game` is alive.
                 let v = unsafe { has_won(game) };
-                json!(self.flag("bs_has_won", v)?)
+                state.won = Some(self.flag("bs_has_won", v)?.into());
             }
-            "shots" => json!(self.counter(game, abi::COUNTER_SHOTS, key)?),
-            "turns" => json!(self.counter(game, abi::COUNTER_TURNS, key)?),
-            "targeted" => {
+            StateKey::Shots => {
+                let n = self.counter(game, abi::COUNTER_SHOTS, key.name())?;
+                state.shots = Some(n.into());
+            }
+            StateKey::Turns => {
+                let n = self.counter(game, abi::COUNTER_TURNS, key.name())?;
+                state.turns = Some(n.into());
+            }
+            StateKey::Targeted => {
                 let mut cells = Vec::new();
                 for r in 0..self.rows {
                     for c in 0..self.cols {
                         if self.cell_question(game, "bs_was_targeted", r, c)? {
-                            cells.push(json!([r, c]));
+                            cells.push(Field::Valid([i64::from(r), i64::from(c)]));
                         }
                     }
                 }
-                json!(cells)
+                state.targeted = Some(cells.into());
             }
-            "board" => json!(self.board(game)?),
+            StateKey::Board => state.board = Some(self.board(game)?.into()),
             other => {
                 return Err(failure(
-                    "unsupported",
+                    ErrorKind::Unsupported,
                     format!("the native ABI cannot observe `{other}`"),
                 ));
             }
-        })
+        }
+        Ok(())
     }
 
     /// The board in the spec's glyphs, from bs_ship_at, bs_was_targeted and bs_is_sunk.
     fn board(&self, game: Game) -> Result<Vec<String>, Failure> {
-        let d = self.rules.get("display").cloned().unwrap_or(Value::Null);
-        let glyph = |k: &str| d.get(k).and_then(Value::as_str).unwrap_or("?").to_string();
-        let separator = d.get("separator").and_then(Value::as_str).unwrap_or("");
+        let d = &self.rules.display;
         let mut rows = Vec::new();
         for r in 0..self.rows {
             let mut line = Vec::new();
             for c in 0..self.cols {
                 let shot = self.cell_question(game, "bs_was_targeted", r, c)?;
                 let cell = match (shot, self.ship_at(game, r, c)?) {
-                    (false, _) => glyph("untried"),
-                    (true, None) => glyph("miss"),
-                    (true, Some(name)) if self.is_sunk(game, &name)? => d
-                        .pointer(&format!("/sunk_by_kind/{}", self.kind_of(&name)))
-                        .and_then(Value::as_str)
-                        .map_or_else(|| glyph("sunk"), String::from),
-                    (true, Some(_)) => glyph("hit"),
+                    (false, _) => &d.untried,
+                    (true, None) => &d.miss,
+                    (true, Some(name)) if self.is_sunk(game, &name)? => {
+                        d.sunk_by_kind.get(&self.kind_of(&name)).unwrap_or(&d.sunk)
+                    }
+                    (true, Some(_)) => &d.hit,
                 };
-                line.push(cell);
+                line.push(cell.as_str());
             }
-            rows.push(line.join(separator));
+            rows.push(line.join(&d.separator));
         }
         Ok(rows)
     }
@@ -1056,8 +1032,7 @@ impl Worker {
     }
 
     /// The colab-6x6 probes, in the ABI's terms.
-    fn probe(&mut self, request: &Value) -> Answer {
-        let name = request.get("probe").and_then(Value::as_str).unwrap_or("");
+    fn probe(&mut self, name: &str) -> Answer {
         let mut problems = Vec::new();
         match name {
             "new-game-shape" => {
@@ -1134,35 +1109,31 @@ impl Worker {
             }
             other => {
                 return Err(failure(
-                    "unsupported",
+                    ErrorKind::Unsupported,
                     format!("the native ABI has no probe `{other}`"),
                 ));
             }
         }
         if problems.is_empty() {
-            ok(json!({"outcome": "ok"}))
+            Ok(Response::outcome(Outcome::Ok))
         } else {
-            ok(json!({"outcome": "rejected", "reason": problems.join("; ")}))
+            Ok(Response {
+                reason: Some(problems.join("; ")),
+                ..Response::outcome(Outcome::Rejected)
+            })
         }
     }
 
-    fn random_layouts(&mut self, request: &Value) -> Answer {
+    fn random_layouts(&mut self, count: u32) -> Answer {
         let random = self.need(self.f().random_layout, "bs_random_layout")?;
-        let count = request.get("count").and_then(Value::as_u64).unwrap_or(0);
         let fleet: Vec<(String, String, usize)> = self
             .rules
-            .get("fleet")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .map(|f| {
-                let s = |k: &str| f.get(k).and_then(Value::as_str).unwrap_or("").to_string();
-                let n = f.get("length").and_then(Value::as_u64).unwrap_or(0) as usize;
-                (s("name"), s("kind"), n)
-            })
+            .fleet
+            .iter()
+            .map(|f| (f.name.clone(), f.kind.clone(), usize::from(f.length)))
             .collect();
         let mut layouts = Vec::new();
-        for seed in 1..=count {
+        for seed in 1..=u64::from(count) {
             let mut strings = Borrowed::new();
             let mut cells: Vec<Vec<BsCell>> = fleet
                 .iter()
@@ -1183,13 +1154,21 @@ impl Worker {
             if v < 0 {
                 return Err(error_code("bs_random_layout", v));
             }
-            let ships: Vec<Value> = cells
+            let ships: crate::protocol::Layout = cells
                 .iter()
-                .map(|c| c.iter().map(|x| json!([x.row, x.col])).collect())
+                .map(|c| {
+                    let cells = c
+                        .iter()
+                        .map(|x| [i64::from(x.row), i64::from(x.col)].into());
+                    Field::Valid(cells.collect())
+                })
                 .collect();
-            layouts.push(Value::Array(ships));
+            layouts.push(Field::Valid(ships));
         }
-        ok(json!({"outcome": "ok", "layouts": layouts}))
+        Ok(Response {
+            layouts: Some(layouts.into()),
+            ..Response::outcome(Outcome::Ok)
+        })
     }
 }
 
@@ -1205,7 +1184,7 @@ fn error_code(function: &str, code: i32) -> Failure {
         n => format!("{n}"),
     };
     failure(
-        "exception",
+        ErrorKind::Exception,
         format!("`{function}` reported an error ({name})"),
     )
 }
@@ -1221,7 +1200,7 @@ mod tests {
         assert_eq!(buf.text("bs_fire").ok(), Some("Cruiser".to_string()));
         buf.bytes[8] = 0;
         let f = buf.text("bs_fire").err().unwrap();
-        assert_eq!(f.kind, "overrun");
+        assert_eq!(f.kind, ErrorKind::Overrun);
         assert!(f.message.contains("8-byte buffer"), "{}", f.message);
         assert!(f.message.contains("1 byte too far"), "{}", f.message);
     }
@@ -1231,7 +1210,7 @@ mod tests {
         let mut buf = OutBuf::new(4);
         buf.bytes[..4].copy_from_slice(b"Subm");
         let f = buf.text("bs_ship_at").err().unwrap();
-        assert_eq!(f.kind, "type");
+        assert_eq!(f.kind, ErrorKind::Type);
     }
 
     #[test]

@@ -812,7 +812,7 @@ impl Target for Process {
         let (id, request) = self.request_of(&call, &rules);
         let answer = self.exchange(&request, self.limits.request_timeout)?;
         match self.reply(&answer, id, &call, &rules)?.reply {
-            Reply::State(mut s) => Ok(s.remove(&key).expect("read_state reads every key")),
+            Reply::State(mut s) => Ok(s.remove(&key).expect("Response::state reads every key")),
             Reply::Answer(_) => unreachable!("a question is answered with a state"),
         }
     }

@@ -1214,6 +1214,37 @@ mod tests {
     }
 
     #[test]
+    fn an_unknown_op_is_unsupported_and_an_unreadable_request_a_protocol_failure() {
+        for (line, id, kind, said) in [
+            (
+                r#"{"id": 5, "op": "teleport"}"#,
+                Some(5),
+                ErrorKind::Unsupported,
+                "native submissions have no `teleport` operation",
+            ),
+            (
+                r#"{"id": 6, "op": "fire", "at": "B2", "player": null}"#,
+                Some(6),
+                ErrorKind::Protocol,
+                "the request could not be read: invalid type: string \"B2\"",
+            ),
+            (
+                "not json",
+                None,
+                ErrorKind::Protocol,
+                "the request could not be read",
+            ),
+        ] {
+            let e = serde_json::from_str::<Request>(line).unwrap_err();
+            let answer = unreadable(line, &e);
+            assert_eq!((answer.id, answer.ok), (id, Some(false)), "{line}");
+            let error = answer.error.unwrap();
+            assert_eq!(error.kind, kind, "{line}");
+            assert!(error.message.starts_with(said), "{line}: {}", error.message);
+        }
+    }
+
+    #[test]
     fn borrowed_strings_are_scribbled_over() {
         let mut strings = Borrowed::new();
         let p = strings.add("Destroyer");

@@ -272,12 +272,14 @@ pub struct State {
         skip_serializing_if = "Option::is_none"
     )]
     pub sunk: Option<Field<Vec<String>>>,
+    /// Whether every ship is sunk (one-player games).
     #[serde(
         default,
         deserialize_with = "present",
         skip_serializing_if = "Option::is_none"
     )]
     pub won: Option<Field<bool>>,
+    /// Whether the game is lost (the move limit reached).
     #[serde(
         default,
         deserialize_with = "present",
@@ -298,18 +300,21 @@ pub struct State {
         skip_serializing_if = "Option::is_none"
     )]
     pub next: Option<Field<Option<String>>>,
+    /// The shots counter.
     #[serde(
         default,
         deserialize_with = "present",
         skip_serializing_if = "Option::is_none"
     )]
     pub shots: Option<Field<u32>>,
+    /// The turns counter.
     #[serde(
         default,
         deserialize_with = "present",
         skip_serializing_if = "Option::is_none"
     )]
     pub turns: Option<Field<u32>>,
+    /// The moves counter.
     #[serde(
         default,
         deserialize_with = "present",
@@ -340,7 +345,9 @@ pub struct CellValue(pub QueryValue);
 /// instead (kept so that the fault can say what was wrong).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Field<T> {
+    /// The expected shape.
     Valid(T),
+    /// Any other JSON, as it came (`null` included, where `null` is not a `T`).
     Garbled(Value),
 }
 

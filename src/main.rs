@@ -104,7 +104,7 @@ pub(crate) fn chain(e: &dyn std::error::Error) -> String {
     about = "Autograder and scenario test harness for Battleship assignments"
 )]
 #[command(
-    after_help = "Examples:\n  broadside run --assignment solo-10x10 --target python:battleships.py   # a student's self-check\n  broadside run fixtures/scenarios                                        # the reference against every scenario\n  broadside grade --suite published --suite hidden --submissions class --out graded\n  broadside fuzz --assignment colab-6x6 --target python:battleship.py\n  broadside list                                                          # the assignments\n\nExit codes: 0 all passed, 1 some scenario failed, 2 the inputs are wrong, 3 broadside's own side failed (a missing Python, a report it could not write)."
+    after_help = "Examples:\n  broadside run --assignment solo-10x10 --target python:battleships.py   # a student's self-check\n  broadside run fixtures/scenarios                                        # the reference against every scenario\n  broadside grade --suite published --suite hidden --submissions class --out graded\n  broadside fuzz --assignment colab-6x6 --target python:battleship.py\n  broadside list                                                          # the assignments\n\nExit codes: 0 all passed, 1 some scenario failed, 2 the inputs are wrong, 3 broadside's own side failed (a missing Python, a report it could not write, a scenario it could not play: left not graded)."
 )]
 struct Cli {
     /// When to colour the output: `auto` colours a terminal unless NO_COLOR is set.
@@ -126,12 +126,12 @@ enum ColorWhen {
 enum Command {
     /// Play scenarios against a target and report.
     #[command(
-        after_help = "Examples:\n  broadside run fixtures/scenarios\n  broadside run fixtures/scenarios/solo-10x10 --target python:fixtures/submissions/solo-10x10/correct\n  broadside run --assignment solo-10x10 --target python:battleships.py\n  broadside run fixtures/scenarios/colab-6x6 --format json --out report.json\n\nExit codes: 0 all passed, 1 some scenario failed, 2 the inputs are wrong, 3 broadside's own side failed (a missing Python, a report it could not write)."
+        after_help = "Examples:\n  broadside run fixtures/scenarios\n  broadside run fixtures/scenarios/solo-10x10 --target python:fixtures/submissions/solo-10x10/correct\n  broadside run --assignment solo-10x10 --target python:battleships.py\n  broadside run fixtures/scenarios/colab-6x6 --format json --out report.json\n\nExit codes: 0 all passed, 1 some scenario failed, 2 the inputs are wrong, 3 broadside's own side failed (a missing Python, a report it could not write, a scenario it could not play: left not graded)."
     )]
     Run(cli::run::RunArgs),
     /// Grade a class: every sub-folder of --submissions against the suites, in parallel.
     #[command(
-        after_help = "Examples:\n  broadside grade --suite fixtures/scenarios/solo-10x10 --submissions fixtures/submissions/solo-10x10 --out graded\n  broadside grade --suite published --suite hidden --submissions class --out graded --jobs 4 --resume\n  broadside grade --suite s --submissions class --out graded-2 --shard 2/4   # then: broadside merge graded-* --out graded\n\nWrites OUT/<submission>/report.json (staff), results.json (Gradescope), junit.xml and report.txt (student view), then OUT/summary.csv and OUT/summary.json.\n\nExit codes: 0 every submission graded, 1 the run was interrupted or a submission could not be set up, played (a harness fault) or its report written (left not graded), 2 the inputs are wrong, 3 the output folder or the summary could not be written, or a tool --marking needs is missing."
+        after_help = "Examples:\n  broadside grade --suite fixtures/scenarios/solo-10x10 --submissions fixtures/submissions/solo-10x10 --out graded\n  broadside grade --suite published --suite hidden --submissions class --out graded --jobs 4 --resume\n  broadside grade --suite s --submissions class --out graded-2 --shard 2/4   # then: broadside merge graded-* --out graded\n\nWrites OUT/<submission>/report.json (staff), results.json (Gradescope), junit.xml and report.txt (student view), then OUT/summary.csv and OUT/summary.json.\n\nExit codes: 0 every submission graded, 1 the run was interrupted or a submission could not be set up, played (a harness fault) or its report written (left not graded), 2 the inputs are wrong, 3 the output folder or the summary could not be written, a tool --marking needs is missing, or users for the children could not be claimed."
     )]
     Grade(cli::grade::GradeArgs),
     /// Build a Gradescope autograder zip: this binary, the suites, setup.sh and

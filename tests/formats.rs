@@ -380,6 +380,37 @@ fn student_text_snapshot() {
 }
 
 #[test]
+fn a_scenario_left_not_graded_costs_nothing_in_any_view_and_prairielearn_does_not_grade_it() {
+    let (report, policy) = suite_report();
+    let full = report.summary.clone();
+    let mut results = report.scenarios.clone();
+    let lost = results[0].max_score;
+    results[0] = results[0].clone().not_graded();
+    let report = Report::new("reference".into(), results);
+    assert_eq!(report.summary.not_graded, 1);
+    assert!(
+        (report.summary.max_score - (full.max_score - lost)).abs() < 1e-9,
+        "{:?}",
+        report.summary
+    );
+    assert!(report.not_graded().is_some());
+    let gs: serde_json::Value = serde_json::from_str(&to_gradescope(&report, policy)).unwrap();
+    let left: Vec<&serde_json::Value> = gs["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|t| t["score"] == 0.0 && t["max_score"] == 0.0)
+        .collect();
+    assert_eq!(left.len(), 1, "{gs}");
+    let pl: serde_json::Value = serde_json::from_str(&to_prairielearn(&report, policy)).unwrap();
+    assert_eq!(pl["gradable"], false, "{pl}");
+    assert!(
+        pl.get("score").is_none_or(serde_json::Value::is_null),
+        "{pl}"
+    );
+}
+
+#[test]
 fn the_line_run_prints_live_as_a_scenario_finishes_is_its_line_in_the_text_report() {
     let (report, policy) = suite_report();
     let student = for_students(&report, policy);

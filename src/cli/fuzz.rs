@@ -86,7 +86,8 @@ pub(crate) fn fuzz_jobs(
         // An unknown assignment or mode, or a scenario broadside cannot load back.
         let outcome = outcome.map_err(|e| match e {
             broadside::fuzz::FuzzError::Unknown(_) => Error::Input(e.to_string()),
-            broadside::fuzz::FuzzError::Internal(_) => Error::Grader(e.to_string()),
+            broadside::fuzz::FuzzError::Internal(_)
+            | broadside::fuzz::FuzzError::Harness { .. } => Error::Grader(e.to_string()),
         })?;
         Ok((outcome, mine.seed))
     };

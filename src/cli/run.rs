@@ -230,29 +230,17 @@ pub(crate) fn run(args: RunArgs) -> Result<u8, Error> {
         }
         None => write!(anstream::stdout(), "{text}")?,
     }
-    if let Some(e) = not_graded(&report) {
-        return Err(e);
+    // A report with scenarios broadside itself failed to play is no grade (exit 3).
+    if let Some(why) = report.not_graded() {
+        return Err(Error::Grader(format!(
+            "{why}; nothing was scored, fix the machine and run again"
+        )));
     }
     Ok(if report.all_passed() {
         exit::PASSED
     } else {
         exit::FAILED
     })
-}
-
-/// A report with scenarios broadside itself failed to play is no grade ([`exit::GRADER`]):
-/// how many, and the first one's fault.
-fn not_graded(report: &Report) -> Option<Error> {
-    let n = report.summary.not_graded;
-    let first = report
-        .scenarios
-        .iter()
-        .find(|r| r.status == report::Status::NotGraded)?;
-    let why = first.fault.as_ref().map_or("", |f| f.message.as_str());
-    Some(Error::Grader(format!(
-        "{} not graded: broadside's own side failed ({why}); nothing was scored, fix the machine and run again",
-        super::plural(n, "scenario", "scenarios")
-    )))
 }
 
 /// `run`'s live view on standard error while scenarios play, so a submission that hangs is
@@ -299,8 +287,8 @@ impl broadside::harness::Reporter for RunProgress {
         result: &broadside::report::ScenarioResult,
     ) {
         if let Some(bar) = &self.bar {
-            if visible(scenario) {
-                bar.println(report::scenario_line(result, self.color));
+            if let Some(line) = live_line(scenario, result, self.color) {
+                bar.println(line);
             }
             bar.inc(1);
         }
@@ -319,4 +307,49 @@ impl broadside::harness::Reporter for RunProgress {
 
 fn visible(scenario: &broadside::scenario::Scenario) -> bool {
     scenario.visibility == broadside::scenario::Visibility::Visible
+}
+
+/// The line printed live when `scenario` finishes: its report line, for a visible scenario
+/// only (a hidden or after-due-date one is never named or scored while the run goes on).
+fn live_line(
+    scenario: &broadside::scenario::Scenario,
+    result: &broadside::report::ScenarioResult,
+    color: bool,
+) -> Option<String> {
+    visible(scenario).then(|| report::scenario_line(result, color))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::live_line;
+    use broadside::scenario::Visibility;
+
+    #[test]
+    fn only_a_visible_scenario_is_printed_live() {
+        let specs = broadside::spec::SpecSet::builtin();
+        let (loaded, _) = broadside::load::load_suites(&["tests/fixtures/suite".into()], &specs);
+        assert!(loaded.errors.is_empty(), "{:?}", loaded.errors);
+        let results = broadside::harness::run_all(
+            &loaded.scenarios,
+            &mut broadside::target::Reference::new(),
+        );
+        let mut kinds = std::collections::BTreeSet::new();
+        for (s, r) in loaded.scenarios.iter().zip(&results) {
+            let line = live_line(s, r, false);
+            assert_eq!(
+                line.is_some(),
+                s.visibility == Visibility::Visible,
+                "{}",
+                s.title
+            );
+            if let Some(line) = line {
+                assert!(line.contains(&s.title), "{line}");
+            }
+            kinds.insert(format!("{:?}", s.visibility));
+        }
+        assert!(
+            kinds.len() >= 2,
+            "the suite has visible and other scenarios: {kinds:?}"
+        );
+    }
 }

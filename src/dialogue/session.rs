@@ -204,7 +204,7 @@ impl Session {
                 .map(|(_, w)| std::os::fd::AsRawFd::as_raw_fd(w)),
         });
         let mut child = command.spawn().map_err(|e| Fault {
-            kind: FaultKind::Crash,
+            kind: crate::target::process::spawn_fault_kind(&e),
             message: format!("could not start `{}`: {e}", program.program),
         })?;
         // Only the child keeps the write end: its end closes the pipe.

@@ -96,6 +96,13 @@ pub enum FuzzError {
     /// broadside wrote a scenario it cannot load (a bug in broadside, with the loader's words).
     #[error("broadside generated a scenario it cannot load (a bug in broadside): {0}")]
     Internal(String),
+    /// broadside's own side failed while playing a case (a `harness` fault, such as a target
+    /// it could not start): nothing was learnt of the target, and no case is shrunk or
+    /// written.
+    #[error(
+        "broadside's own side failed while playing case {case} ({message}); no case was judged, fix the machine and run again"
+    )]
+    Harness { case: u64, message: String },
 }
 
 /// The kind of a divergence; shrinking keeps it, so the minimal case fails the same way.
@@ -197,6 +204,8 @@ pub fn fuzz_until(
         (c, _) => c,
     };
     let kind: RefCell<Option<Kind>> = RefCell::new(None);
+    // A `harness` fault met while playing: the run stops at it (no more cases are played).
+    let harness: RefCell<Option<String>> = RefCell::new(None);
     let runs = RefCell::new(0u64);
     let target = RefCell::new(target);
     // Whether `plan` diverges the way the first divergence did (any way, before the first).
@@ -207,7 +216,15 @@ pub fn fuzz_until(
         let Some(scenario) = super::build::scenario(plan, &rules) else {
             return false;
         };
+        if harness.borrow().is_some() {
+            return false;
+        }
         let result = run_scenario(&scenario, &mut **target.borrow_mut());
+        if result.status == Status::NotGraded {
+            let why = result.fault.as_ref().map_or("", |f| f.message.as_str());
+            *harness.borrow_mut() = Some(why.to_string());
+            return true;
+        }
         let Some(this) = Kind::of(&result) else {
             return false;
         };
@@ -235,6 +252,9 @@ pub fn fuzz_until(
             .new_tree(&mut runner)
             .map_err(|e| FuzzError::Internal(format!("case generation failed: {e}")))?;
         let result = runner.run_one(tree, test);
+        if let Some(message) = harness.borrow_mut().take() {
+            return Err(FuzzError::Harness { case: n, message });
+        }
         if let Err(TestError::Fail(_, case)) = result {
             minimal = Some(case);
             break;

@@ -164,7 +164,7 @@ fn grade_one(
     let mut report = Report::new(name, results);
     // broadside's own side failed in a scenario: no grade, nothing written; retried with
     // --resume.
-    if let Some(e) = not_graded(&report) {
+    if let Some(e) = report.not_graded() {
         return Some(Err(format!("{}: {e}", sub.id)));
     }
     if let Some(scheme) = plan.marking {
@@ -194,21 +194,6 @@ fn grade_one(
         report,
         resumed: false,
     }))
-}
-
-/// Why a report is no grade: the scenarios broadside itself failed to play (status
-/// `not-graded`), with the first one's fault.
-fn not_graded(report: &Report) -> Option<String> {
-    let first = report
-        .scenarios
-        .iter()
-        .find(|r| r.status == crate::report::Status::NotGraded)?;
-    let n = report.summary.not_graded;
-    Some(format!(
-        "not graded: broadside's own side failed in {n} scenario{} ({})",
-        if n == 1 { "" } else { "s" },
-        first.fault.as_ref().map_or("", |f| f.message.as_str())
-    ))
 }
 
 /// The digest of what a plan's reports depend on besides the submission.

@@ -62,10 +62,16 @@ pub fn gradescope(report: &Report, hidden: HiddenResults) -> Results {
                 Status::Passed => String::new(),
                 _ => details(&shown).trim_end().to_string(),
             };
+            // Left not graded by broadside's own failure: worth nothing either way.
+            let max_score = if r.status == Status::NotGraded {
+                0.0
+            } else {
+                r.max_score
+            };
             Test {
                 name: format!("{id}: {}", r.title),
                 score: super::model::round_to(r.score, 4),
-                max_score: super::model::round_to(r.max_score, 4),
+                max_score: super::model::round_to(max_score, 4),
                 status: if r.status == Status::Passed {
                     "passed"
                 } else {

@@ -360,6 +360,7 @@ impl Summary {
     /// Counts and sums over `results`.
     pub fn of(results: &[ScenarioResult]) -> Summary {
         let count = |st: Status| results.iter().filter(|r| r.status == st).count();
+        let graded = || results.iter().filter(|r| r.status != Status::NotGraded);
         Summary {
             scenarios: results.len(),
             passed: count(Status::Passed),
@@ -367,9 +368,11 @@ impl Summary {
             errors: count(Status::Error),
             not_graded: count(Status::NotGraded),
             points: round_to(results.iter().map(|r| r.points).sum(), 2),
-            max_points: results.iter().map(|r| r.max_points).sum(),
+            // A scenario left not graded (broadside's own failure) costs the student nothing:
+            // it stands in neither the points nor the maximum.
+            max_points: graded().map(|r| r.max_points).sum(),
             score: round_to(results.iter().map(|r| r.score).sum(), 2),
-            max_score: round_to(results.iter().map(|r| r.max_score).sum(), 2),
+            max_score: round_to(graded().map(|r| r.max_score).sum(), 2),
         }
     }
 }
@@ -390,6 +393,22 @@ impl Report {
             scenarios_digest: None,
             marking: None,
         }
+    }
+
+    /// Why the report is no grade, when broadside itself failed to play some scenario
+    /// (status `not-graded`): how many, and the first one's fault (`harness` faults name
+    /// broadside's own programs, never a scenario's steps).
+    pub fn not_graded(&self) -> Option<String> {
+        let first = self
+            .scenarios
+            .iter()
+            .find(|r| r.status == Status::NotGraded)?;
+        let n = self.summary.not_graded;
+        Some(format!(
+            "{n} scenario{} not graded: broadside's own side failed ({})",
+            if n == 1 { "" } else { "s" },
+            first.fault.as_ref().map_or("", |f| f.message.as_str())
+        ))
     }
 
     /// Whether every scenario passed and the submission left nothing behind.

@@ -77,15 +77,19 @@ pub fn prairielearn(report: &Report, hidden: HiddenResults) -> Results {
     let output = super::gradescope::student_output(report, &student);
     let format_errors = not_gradable(report);
     let s = &student.summary;
-    let message = if format_errors.is_empty() {
+    let harness = report.summary.not_graded > 0;
+    let message = if harness {
+        "broadside failed on its own side while grading, so the submission was not graded and the attempt does not count".into()
+    } else if format_errors.is_empty() {
         format!("{} of {} scenarios passed", s.passed, s.scenarios)
     } else {
         "the submission could not be built, so it was not graded and the attempt does not count"
             .into()
     };
+    let gradable = format_errors.is_empty() && !harness;
     Results {
-        gradable: format_errors.is_empty(),
-        score: format_errors.is_empty().then(|| {
+        gradable,
+        score: gradable.then(|| {
             if s.max_score > 0.0 {
                 super::model::round_to(s.score / s.max_score, 4)
             } else {

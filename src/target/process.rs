@@ -181,16 +181,8 @@ impl Process {
             } else {
                 ""
             };
-            // broadside's own program (an interpreter, its driver, `sh`) did not start: the
-            // grader's failure, not the submission's; unless processes or memory ran out,
-            // which what the submission left running may have caused.
-            let theirs = matches!(e.raw_os_error(), Some(libc::EAGAIN | libc::ENOMEM));
             Fault {
-                kind: if theirs {
-                    FaultKind::Crash
-                } else {
-                    FaultKind::Harness
-                },
+                kind: spawn_fault_kind(&e),
                 message: format!("could not start `{program}`: {e}{hint}"),
             }
         })?;
@@ -927,4 +919,17 @@ fn random_layouts(answer: &Response, count: u32, rules: &Arc<Rules>) -> Result<A
         ));
     }
     Ok(Answer::placement(crate::engine::Outcome::Ok, None))
+}
+
+/// The fault kind of a child that could not be started. broadside's own program (an
+/// interpreter, its driver, `sh`, `java`) that does not start is the grader's failure
+/// ([`FaultKind::Harness`]), not the submission's; unless processes or memory ran out
+/// (`EAGAIN`, `ENOMEM`), which what the submission left running may have caused
+/// ([`FaultKind::Crash`]).
+pub(crate) fn spawn_fault_kind(e: &std::io::Error) -> FaultKind {
+    if matches!(e.raw_os_error(), Some(libc::EAGAIN | libc::ENOMEM)) {
+        FaultKind::Crash
+    } else {
+        FaultKind::Harness
+    }
 }

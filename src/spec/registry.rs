@@ -107,14 +107,17 @@ fn locate(text: &str, name: &str) -> Option<std::ops::Range<usize>> {
 mod tests {
     use super::*;
 
+    /// The bundled spec file of assignment `id`: its path and text.
+    fn bundled(id: &str) -> (String, &'static str) {
+        builtin_files()
+            .into_iter()
+            .find(|(p, _)| p.ends_with(&format!("{id}.toml")))
+            .expect("a bundled spec")
+    }
+
     #[test]
     fn a_checks_row_must_name_a_state_key_a_detail_or_a_step_kind() {
-        let files = builtin_files();
-        let (path, text) = files
-            .iter()
-            .find(|(p, _)| p.ends_with("colab-6x6.toml"))
-            .cloned()
-            .unwrap();
+        let (path, text) = bundled("colab-6x6");
         let path = path.as_str();
         let bad = format!(
             "{text}\n[checks.shots_fired]\nfunction = \"fire\"\nclause = \"Step 7: made up\"\n"
@@ -141,12 +144,7 @@ mod tests {
 
     #[test]
     fn a_table_of_the_wrong_kind_is_named_by_its_table_not_by_a_type_of_ours() {
-        let files = builtin_files();
-        let (path, text) = files
-            .iter()
-            .find(|(p, _)| p.ends_with("colab-6x6.toml"))
-            .cloned()
-            .unwrap();
+        let (path, text) = bundled("colab-6x6");
         let bad = text.replacen("[board]", "board = 5\n[unused]", 1);
         let shown = parse(&Source::new(path.as_str(), bad.as_str()))
             .expect_err("a board that is not a table")
@@ -157,12 +155,7 @@ mod tests {
 
     #[test]
     fn a_decision_named_by_an_event_or_a_query_is_checked_there() {
-        let files = builtin_files();
-        let (path, text) = files
-            .iter()
-            .find(|(p, _)| p.ends_with("solo-10x10.toml"))
-            .cloned()
-            .unwrap();
+        let (path, text) = bundled("solo-10x10");
         let at = |bad: &str| {
             let e = parse(&Source::new(path.as_str(), bad)).expect_err("a wrong decision");
             let shown = e.render(false);

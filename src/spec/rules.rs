@@ -553,7 +553,123 @@ fn build_rules(
             ),
         ));
     }
-    let (players, first) = match &raw.players {
+    let (players, first) = players(raw)?;
+    let items = fleet_items(fleet, players.len(), board, &in_mode)?;
+    let events = event_rules(raw)?;
+    let drone_uses = powers.and_then(|p| p.drone.as_ref()).map(|p| p.uses);
+    let missile_uses = powers.and_then(|p| p.missile.as_ref()).map(|p| p.uses);
+    required_events(
+        &events,
+        items.iter().any(|i| i.grenade),
+        players.len(),
+        drone_uses,
+        missile_uses,
+    )?;
+    let counters: Vec<Counter> = raw.counters.keys().copied().collect();
+    check_counters(raw, &events, &counters)?;
+    if let Some(bad) = raw
+        .details
+        .iter()
+        .find(|d| !["ship", "owner", "count", "cells"].contains(&d.as_str()))
+    {
+        return Err(SpecError::new(
+            Table::Details,
+            format!("unknown detail `{bad}` in `details`; expected ship, owner, count or cells"),
+        ));
+    }
+    let display = display(raw, &players)?;
+    let queries = queries(raw)?;
+    let probes = raw
+        .probes
+        .iter()
+        .map(|(name, p)| Probe {
+            name: name.clone(),
+            functions: p.functions.clone(),
+            checks: p.checks.clone(),
+            clause: p.clause.clone(),
+        })
+        .collect();
+    let checks = check_rules(raw)?;
+    check_decisions(raw)?;
+    Ok(Rules {
+        id: raw.id.clone(),
+        mode: mode.to_string(),
+        rows: board.rows,
+        cols: board.cols,
+        notation: raw.notation.style,
+        players,
+        first,
+        items,
+        touching: raw.placement.touching,
+        place_steps: raw.placement.place_steps,
+        place_terms: raw.placement.terms,
+        counters,
+        events,
+        move_limit: raw.end.move_limit,
+        lost_check: raw.end.lost_check,
+        drone_uses,
+        missile_uses,
+        observe: raw.observe.clone(),
+        details: raw.details.clone(),
+        language: raw.language,
+        display,
+        queries,
+        probes,
+        random_layout: raw.random_layout.as_ref().map(|r| r.function.clone()),
+        decisions: raw
+            .decisions
+            .iter()
+            .map(|d| Decision {
+                id: d.id.clone(),
+                clause: d.clause.clone(),
+                reading: d.reading.clone(),
+                other: d.other.clone(),
+                accept_also: d.accept_also,
+            })
+            .collect(),
+        checks,
+    })
+}
+
+/// Each counter an event adds to, and the move limit's `moves`, is listed in `[counters]`.
+fn check_counters(
+    raw: &RawSpec,
+    events: &[Option<EventRule>],
+    counters: &[Counter],
+) -> Result<(), SpecError> {
+    for (e, rule) in Event::ALL.iter().zip(events) {
+        if let Some(r) = rule {
+            for (c, n) in [
+                (Counter::Shots, r.shots),
+                (Counter::Turns, r.turns),
+                (Counter::Moves, r.moves),
+            ] {
+                if n > 0 && !counters.contains(&c) {
+                    return Err(SpecError::new(
+                        Table::Events(Some(e.key().to_string())),
+                        format!(
+                            "event `{}` adds to `{}`, which [counters] does not list",
+                            e.key(),
+                            c.name()
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+    if raw.end.move_limit.is_some() && !counters.contains(&Counter::Moves) {
+        return Err(SpecError::new(
+            Table::End,
+            "`end.move_limit` needs a `moves` counter",
+        ));
+    }
+    Ok(())
+}
+
+/// The players' names and the index of the one who moves first (`[players]`; one player,
+/// `player`, where the table is absent).
+fn players(raw: &RawSpec) -> Result<(Vec<String>, usize), SpecError> {
+    Ok(match &raw.players {
         None => (vec!["player".to_string()], 0),
         Some(p) => {
             if p.names.len() != 2 || p.names[0] == p.names[1] {
@@ -584,9 +700,18 @@ fn build_rules(
             })?;
             (p.names.clone(), first)
         }
-    };
+    })
+}
+
+/// The fleet's items, each entry once per owner and `count` times (numbered names).
+fn fleet_items(
+    fleet: &[RawFleetEntry],
+    owners: usize,
+    board: &RawBoard,
+    in_mode: &dyn Fn(Table, String) -> SpecError,
+) -> Result<Vec<ItemDef>, SpecError> {
     let mut items = Vec::new();
-    for owner in 0..players.len() {
+    for owner in 0..owners {
         for entry in fleet {
             if entry.length == 0 || entry.length > board.rows.max(board.cols) {
                 return Err(in_mode(
@@ -636,6 +761,11 @@ fn build_rules(
             ));
         }
     }
+    Ok(items)
+}
+
+/// The `[events]` table as rules, indexed by [`Event::index`].
+fn event_rules(raw: &RawSpec) -> Result<Vec<Option<EventRule>>, SpecError> {
     let mut events: Vec<Option<EventRule>> = vec![None; Event::ALL.len()];
     for (key, ev) in &raw.events {
         let event = Event::ALL
@@ -663,6 +793,18 @@ fn build_rules(
             clause: ev.clause.clone(),
         });
     }
+    Ok(events)
+}
+
+/// Each event the game can meet has a rule: the six every assignment has, and those its
+/// grenades, second player and powers bring.
+fn required_events(
+    events: &[Option<EventRule>],
+    grenades: bool,
+    players: usize,
+    drone_uses: Option<u8>,
+    missile_uses: Option<u8>,
+) -> Result<(), SpecError> {
     let need = |e: Event, why: &str| -> Result<(), SpecError> {
         if events[e.index()].is_none() {
             Err(SpecError::new(
@@ -683,14 +825,12 @@ fn build_rules(
     ] {
         need(e, "(every assignment has it)")?;
     }
-    if items.iter().any(|i| i.grenade) {
+    if grenades {
         need(Event::Grenade, "because the fleet has grenades")?;
     }
-    if players.len() > 1 {
+    if players > 1 {
         need(Event::OutOfTurn, "because the game has two players")?;
     }
-    let drone_uses = powers.and_then(|p| p.drone.as_ref()).map(|p| p.uses);
-    let missile_uses = powers.and_then(|p| p.missile.as_ref()).map(|p| p.uses);
     if drone_uses.is_some() {
         need(Event::Drone, "because the assignment has a drone")?;
     }
@@ -701,43 +841,12 @@ fn build_rules(
         need(Event::PowerUsedUp, "because the assignment has powers")?;
         need(Event::PowerOffBoard, "because the assignment has powers")?;
     }
-    let counters: Vec<Counter> = raw.counters.keys().copied().collect();
-    for (e, rule) in Event::ALL.iter().zip(&events) {
-        if let Some(r) = rule {
-            for (c, n) in [
-                (Counter::Shots, r.shots),
-                (Counter::Turns, r.turns),
-                (Counter::Moves, r.moves),
-            ] {
-                if n > 0 && !counters.contains(&c) {
-                    return Err(SpecError::new(
-                        Table::Events(Some(e.key().to_string())),
-                        format!(
-                            "event `{}` adds to `{}`, which [counters] does not list",
-                            e.key(),
-                            c.name()
-                        ),
-                    ));
-                }
-            }
-        }
-    }
-    if raw.end.move_limit.is_some() && !counters.contains(&Counter::Moves) {
-        return Err(SpecError::new(
-            Table::End,
-            "`end.move_limit` needs a `moves` counter",
-        ));
-    }
-    if let Some(bad) = raw
-        .details
-        .iter()
-        .find(|d| !["ship", "owner", "count", "cells"].contains(&d.as_str()))
-    {
-        return Err(SpecError::new(
-            Table::Details,
-            format!("unknown detail `{bad}` in `details`; expected ship, owner, count or cells"),
-        ));
-    }
+    Ok(())
+}
+
+/// The handout's alphabet, with each player's own glyphs where `[display.players.NAME]`
+/// gives them.
+fn display(raw: &RawSpec, players: &[String]) -> Result<Display, SpecError> {
     let d = &raw.display;
     let mut glyph_players = vec![None; players.len()];
     for (name, g) in &d.players {
@@ -749,7 +858,7 @@ fn build_rules(
         })?;
         glyph_players[i] = Some((g.hit.clone(), g.grenade.clone()));
     }
-    let display = Display {
+    Ok(Display {
         untried: d.untried.clone(),
         miss: d.miss.clone(),
         hit: d.hit.clone(),
@@ -760,7 +869,11 @@ fn build_rules(
         sunk_by_kind: d.sunk_by_kind.clone().unwrap_or_default(),
         reveal_at_end: d.reveal_at_end,
         players: glyph_players,
-    };
+    })
+}
+
+/// The `[queries]` table: each query's meaning, and a decision only on a `fresh-hit` one.
+fn queries(raw: &RawSpec) -> Result<Vec<Query>, SpecError> {
     let mut queries = Vec::new();
     for (name, q) in &raw.queries {
         let meaning = match q.meaning.as_str() {
@@ -792,17 +905,12 @@ fn build_rules(
             clause: q.clause.clone(),
         });
     }
-    let probes = raw
-        .probes
-        .iter()
-        .map(|(name, p)| Probe {
-            name: name.clone(),
-            functions: p.functions.clone(),
-            checks: p.checks.clone(),
-            clause: p.clause.clone(),
-        })
-        .collect();
-    let checks = check_rules(raw)?;
+    Ok(queries)
+}
+
+/// Each `[[decision]]` listed once, and each decision an event or a query names recorded
+/// with `accept_also` (the other reading is what the naming rule accepts).
+fn check_decisions(raw: &RawSpec) -> Result<(), SpecError> {
     let mut ids = std::collections::BTreeSet::new();
     for dec in &raw.decisions {
         if !ids.insert(dec.id.clone()) {
@@ -847,44 +955,7 @@ fn build_rules(
             }
         }
     }
-    Ok(Rules {
-        id: raw.id.clone(),
-        mode: mode.to_string(),
-        rows: board.rows,
-        cols: board.cols,
-        notation: raw.notation.style,
-        players,
-        first,
-        items,
-        touching: raw.placement.touching,
-        place_steps: raw.placement.place_steps,
-        place_terms: raw.placement.terms,
-        counters,
-        events,
-        move_limit: raw.end.move_limit,
-        lost_check: raw.end.lost_check,
-        drone_uses,
-        missile_uses,
-        observe: raw.observe.clone(),
-        details: raw.details.clone(),
-        language: raw.language,
-        display,
-        queries,
-        probes,
-        random_layout: raw.random_layout.as_ref().map(|r| r.function.clone()),
-        decisions: raw
-            .decisions
-            .iter()
-            .map(|d| Decision {
-                id: d.id.clone(),
-                clause: d.clause.clone(),
-                reading: d.reading.clone(),
-                other: d.other.clone(),
-                accept_also: d.accept_also,
-            })
-            .collect(),
-        checks,
-    })
+    Ok(())
 }
 
 /// The step kinds a `[checks]` row may name besides the spec's state keys.

@@ -213,6 +213,30 @@ fn correct_sample_survives(assignment: &str, cases: u64) {
     assert_eq!(outcome.cases, cases);
 }
 
+/// One child plays every case of a run, and its CPU seconds add up: the limit the run meets
+/// is not the case's (was: a counterexample at about case 8,000 of 10,000 that did not
+/// reproduce, whenever the machine was busy).
+#[test]
+fn a_cpu_limit_the_whole_run_adds_up_is_no_divergence() {
+    let specs = SpecSet::builtin();
+    let path = "fixtures/submissions/colab-6x6/correct";
+    let mut target = python(path);
+    target.limits.cpu_secs = 1;
+    let outcome = fuzz::fuzz(
+        &specs,
+        &mut target,
+        &options("colab-6x6", &format!("python:{path}"), SEED, 800),
+    )
+    .unwrap();
+    if let Some(found) = &outcome.found {
+        panic!(
+            "diverged at case {}: {:?} {:?}",
+            found.case, found.result.divergence, found.result.fault
+        );
+    }
+    assert_eq!(outcome.cases, 800);
+}
+
 #[test]
 fn every_correct_python_sample_survives_10000_cases() {
     common::each_two_at_a_time(&common::assignments(Some(Language::Python)), |id| {

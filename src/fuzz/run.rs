@@ -219,7 +219,18 @@ pub fn fuzz_until(
         if harness.borrow().is_some() {
             return false;
         }
-        let result = run_scenario(&scenario, &mut **target.borrow_mut());
+        let mut result = run_scenario(&scenario, &mut **target.borrow_mut());
+        // One child plays thousands of cases, and its CPU seconds (and memory) add up: a
+        // limit met here may be the run's, not this case's. The target starts a fresh child
+        // after it, and the case is played again there; a case that passes then is no
+        // divergence (a case that meets the limit on its own meets it again).
+        if result
+            .fault
+            .as_ref()
+            .is_some_and(|f| f.kind == FaultKind::Limit)
+        {
+            result = run_scenario(&scenario, &mut **target.borrow_mut());
+        }
         if result.status == Status::NotGraded {
             let why = result.fault.as_ref().map_or("", |f| f.message.as_str());
             *harness.borrow_mut() = Some(why.to_string());

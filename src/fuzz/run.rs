@@ -100,7 +100,7 @@ pub enum FuzzError {
     /// it could not start): nothing was learnt of the target, and no case is shrunk or
     /// written.
     #[error(
-        "broadside's own side failed while playing case {case} ({message}); no case was judged, fix the machine and run again"
+        "broadside's own side failed while playing case {case} ({message}); the run stops there, nothing is written: fix the machine and run again"
     )]
     Harness { case: u64, message: String },
 }

@@ -9,9 +9,7 @@
 mod request;
 mod response;
 
-pub use request::{
-    FleetItem, GameRules, GameSetup, Given, GivenShip, Glyphs, OPS, Pair, PlacedShip, Request,
-};
+pub use request::{FleetItem, GameRules, GameSetup, Glyphs, OPS, Pair, PlacedShip, Request};
 pub use response::{
     CellValue, ErrorKind, Failure, Field, Layout, Response, State, StruckCell, raw_cell,
 };

@@ -12,7 +12,7 @@ use crate::fault::{Fault, FaultKind};
 use crate::report::ScenarioResult;
 use crate::scenario::{Action, Scenario, Setup};
 use crate::spec::{Rules, StateKey};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
@@ -167,7 +167,7 @@ impl<'a> Call<'a> {
 /// The reference's state at one step, as plain data a driver turns into the handout's
 /// representation (colab-6x6's game dict, solo-10x10's fleet of tuples, move-limit-10x10's
 /// `State`), so a student function can be judged on it alone.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GivenState {
     /// The placed ships in fleet order, each with its cells and the cells of it hit.
     pub ships: Vec<GivenShip>,
@@ -175,12 +175,12 @@ pub struct GivenState {
     pub shots: Vec<[u8; 2]>,
     /// The `moves` counter (move-limit-10x10), 0 where the assignment keeps none.
     pub moves: u32,
-    /// `won` or `lost` once a one-player game has ended.
-    pub end: Option<&'static str>,
+    /// `won` or `lost` once a one-player game has ended (null on the wire otherwise).
+    pub end: Option<String>,
 }
 
 /// One ship of a [`GivenState`].
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GivenShip {
     pub name: String,
     pub cells: Vec<[u8; 2]>,
@@ -218,8 +218,8 @@ impl GivenState {
             shots: shot.iter().map(|c| pair(&c)).collect(),
             moves,
             end: match game.end() {
-                Some(crate::engine::End::Won) => Some("won"),
-                Some(crate::engine::End::Lost) => Some("lost"),
+                Some(crate::engine::End::Won) => Some("won".into()),
+                Some(crate::engine::End::Lost) => Some("lost".into()),
                 _ => None,
             },
         }

@@ -52,9 +52,9 @@ pub enum Request {
         id: u64,
         at: Pair,
         player: Option<String>,
-        /// The reference's state to start from (see [`Given`]).
+        /// The reference's state to start from (see [`GivenState`]).
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        given: Option<Given>,
+        given: Option<GivenState>,
     },
     /// A drone scan of one row or column. Answered with an `outcome` (`drone`, `used-up`,
     /// `invalid`) and, for `drone`, the ship cells it saw in `count`.
@@ -65,7 +65,7 @@ pub enum Request {
         /// The row or column, zero-based; may be off the board.
         index: i64,
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        given: Option<Given>,
+        given: Option<GivenState>,
     },
     /// A missile at `at` (it strikes the 3×3 square around it). Answered with an `outcome`
     /// (`missile`, `used-up`, `invalid`) and, for `missile`, each struck cell's outcome.
@@ -73,7 +73,7 @@ pub enum Request {
         id: u64,
         at: Pair,
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        given: Option<Given>,
+        given: Option<GivenState>,
     },
     /// Places the fleet item `ship` from `at` towards `dir`. Answered with an `outcome`
     /// (`ok` or `rejected`) and perhaps a `reason`.
@@ -91,7 +91,7 @@ pub enum Request {
         #[serde(with = "DirWord")]
         dir: Dir,
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        given: Option<Given>,
+        given: Option<GivenState>,
     },
     /// Asks the student function `function` the spec's cell question `query` about `at`.
     /// Answered with the `outcome` `ok` and a `value`: true/false, a ship name, or null.
@@ -102,7 +102,7 @@ pub enum Request {
         function: String,
         at: Pair,
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        given: Option<Given>,
+        given: Option<GivenState>,
     },
     /// Runs the spec's whole-function check `probe`. Answered with an `outcome` (`ok` or
     /// `rejected`) and a `reason` when rejected.
@@ -110,7 +110,7 @@ pub enum Request {
         id: u64,
         probe: String,
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        given: Option<Given>,
+        given: Option<GivenState>,
     },
     /// Calls the student's random-fleet function `count` times. Answered with the
     /// `outcome` `ok` and `layouts`: `count` fleets, each a list of ships, each a list of
@@ -119,7 +119,7 @@ pub enum Request {
         id: u64,
         count: u32,
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        given: Option<Given>,
+        given: Option<GivenState>,
     },
     /// Asks for state `keys`. Answered with a `state` object holding each key.
     Observe {
@@ -129,9 +129,9 @@ pub enum Request {
         /// when `given` is.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         given_keys: Option<Vec<StateKey>>,
-        /// The reference's state after the step (see [`Given`]).
+        /// The reference's state after the step (see [`GivenState`]).
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        given: Option<Given>,
+        given: Option<GivenState>,
     },
     /// Many requests in one line, answered in one line with their answers in order in
     /// `responses` (a driver may stop after the first failed one).
@@ -215,48 +215,6 @@ pub struct PlacedShip {
     pub cells: Vec<Pair>,
 }
 
-/// The reference's state, handed to a driver that said `"given": true` in `hello`, where
-/// the spec's `[checks]` table says `given = "reference"`: plain data the driver turns into
-/// the handout's representation. The wire form of [`GivenState`].
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Given {
-    /// The placed ships in fleet order.
-    pub ships: Vec<GivenShip>,
-    /// Every on-board cell shot at so far, row by row.
-    pub shots: Vec<[u8; 2]>,
-    /// The `moves` counter, 0 where the assignment keeps none.
-    pub moves: u32,
-    /// `won` or `lost` once a one-player game has ended, else null.
-    pub end: Option<String>,
-}
-
-/// One ship of a [`Given`] state: its cells and the cells of it shot.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct GivenShip {
-    pub name: String,
-    pub cells: Vec<[u8; 2]>,
-    pub hits: Vec<[u8; 2]>,
-}
-
-impl From<&GivenState> for Given {
-    fn from(g: &GivenState) -> Given {
-        Given {
-            ships: g
-                .ships
-                .iter()
-                .map(|s| GivenShip {
-                    name: s.name.clone(),
-                    cells: s.cells.clone(),
-                    hits: s.hits.clone(),
-                })
-                .collect(),
-            shots: g.shots.clone(),
-            moves: g.moves,
-            end: g.end.map(String::from),
-        }
-    }
-}
-
 /// The core's [`Axis`] as its word on the wire (`row`, `col`).
 #[derive(Serialize, Deserialize)]
 #[serde(remote = "Axis", rename_all = "kebab-case")]
@@ -338,7 +296,7 @@ impl Request {
     }
 
     /// One action as a request, starting from the reference's state `given` if any.
-    pub fn action(id: u64, action: &Action, given: Option<Given>, rules: &Rules) -> Request {
+    pub fn action(id: u64, action: &Action, given: Option<GivenState>, rules: &Rules) -> Request {
         match action {
             Action::Fire { player, at } => Request::Fire {
                 id,
@@ -410,9 +368,7 @@ impl Request {
     /// harness hands it over.
     pub fn call(id: u64, call: &Call, rules: &Rules) -> Request {
         match call {
-            Call::Act { action, given } => {
-                Request::action(id, action, given.as_ref().map(Given::from), rules)
-            }
+            Call::Act { action, given } => Request::action(id, action, given.clone(), rules),
             Call::Observe {
                 keys,
                 given,
@@ -421,7 +377,7 @@ impl Request {
                 id,
                 keys: keys.clone(),
                 given_keys: given.as_ref().map(|_| given_keys.clone()),
-                given: given.as_ref().map(Given::from),
+                given: given.clone(),
             },
         }
     }

@@ -323,6 +323,13 @@ pub fn fuzz_until(
         .map_err(|e| FuzzError::Internal(format!("{e}\n{text}")))?;
     let target = target.into_inner();
     let result = run_scenario(&scenario, target);
+    if result.status == Status::NotGraded {
+        let why = result.fault.as_ref().map_or("", |f| f.message.as_str());
+        return Err(FuzzError::Harness {
+            case: n,
+            message: why.to_string(),
+        });
+    }
     let reproduced = Kind::of(&result) == kind.into_inner();
     // The reference passes its own expectations; anything else is a bug in the fuzzer.
     let check = run_scenario(&scenario, &mut Reference::new());

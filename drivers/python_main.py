@@ -12,6 +12,10 @@ Started with BROADSIDE_START_AHEAD=1, it first reads one line, the game's enviro
 JSON object (BROADSIDE_FLEET among it), before it finds or imports anything: broadside starts
 the next game's interpreter while a game plays.
 
+Started with `--serve` before the submission, it is a game server (see `serve_games`): one
+interpreter, started once, that forks a process for each game from a state that holds none
+of the submission, so every game but the first costs a fork and the student's own import.
+
 When BROADSIDE_READ_FD names a descriptor, standard input is wrapped so that each read that
 would wait (nothing in the pipe) first flushes standard output and error and writes one byte
 there: broadside then knows the program asks for a line instead of guessing from the kernel.
@@ -99,8 +103,83 @@ def wait_for_the_game():
     os.environ.update(json.loads(line.decode("utf-8")))
 
 
+def serve_games():
+    """The game server (`--serve`), speaking broadside's game-server protocol (see
+    src/dialogue/server.rs): one line per game on standard input, `game<TAB>IN<TAB>OUT<TAB>ERR`
+    and, when the game has one, `<TAB>` its environment as a JSON object; IN, OUT and ERR
+    are FIFOs broadside made for the game. For each game it forks; the fork opens the three
+    FIFOs as its descriptors 0, 1 and 2, says `started`, and returns to play the game exactly
+    as a launcher of its own would (this interpreter has read nothing through sys.stdin and
+    written nothing through sys.stdout or sys.stderr, so those objects, now on the game's
+    descriptors, are as fresh as a new interpreter's; nothing of the submission was ever
+    imported here). The server waits for the game's process and says `end CODE`. A game
+    killed by a signal ends the server by that signal, as it would have ended a process of
+    its own. A game that leaves a process running (this server is their subreaper, so they
+    stay its children) is told `end CODE taint`, and the server ends: broadside lists what
+    was left as the game's leak and starts another server for the next game.
+
+    Returns only in a game's process, with the game's environment applied."""
+    import signal
+    control_in = os.dup(0)
+    control_out = os.dup(1)
+    try:
+        import ctypes
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER: a game's orphans stay here
+        libc.prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE 0: no game reaches into this process
+    except (OSError, AttributeError):
+        pass
+    pending = b""
+    while True:
+        while b"\n" not in pending:
+            chunk = os.read(control_in, 4096)
+            if not chunk:
+                sys.exit(0)
+            pending += chunk
+        line, pending = pending.split(b"\n", 1)
+        fields = line.decode("utf-8", "replace").split("\t")
+        if len(fields) < 4 or fields[0] != "game":
+            continue
+        pid = os.fork()
+        if pid == 0:
+            for fd, (path, flags) in enumerate([(fields[1], os.O_RDONLY), (fields[2], os.O_WRONLY),
+                                                (fields[3], os.O_WRONLY)]):
+                opened = os.open(path, flags)
+                os.dup2(opened, fd)
+                os.close(opened)
+            os.write(control_out, b"started\n")
+            os.close(control_in)
+            os.close(control_out)
+            if len(fields) > 4 and fields[4]:
+                os.environ.update(json.loads(fields[4]))
+            return
+        _, status = os.waitpid(pid, 0)
+        if os.WIFSIGNALED(status):
+            sig = os.WTERMSIG(status)
+            signal.signal(sig, signal.SIG_DFL)
+            os.kill(os.getpid(), sig)
+            os._exit(128 + sig)
+        tainted = False
+        while True:
+            try:
+                left, _ = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                break
+            if left == 0:
+                tainted = True
+                break
+        code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else 1
+        os.write(control_out, "end {}{}\n".format(code, " taint" if tainted else "").encode())
+        if tainted:
+            sys.exit(0)
+
+
 def main():
-    wait_for_the_game()
+    if len(sys.argv) > 1 and sys.argv[1] == "--serve":
+        del sys.argv[1]
+        serve_games()
+    else:
+        wait_for_the_game()
     announce_reads()
     file = find(sys.argv[1])
     sys.path.insert(0, os.path.dirname(os.path.abspath(file)))

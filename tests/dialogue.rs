@@ -567,3 +567,150 @@ fn a_game_in_the_shared_jvm_starts_with_fresh_statics_and_ends_at_system_exit() 
     assert!(!text.contains("still here"), "{text}");
     assert!(!text.contains("IllegalStateException"), "{text}");
 }
+
+/// Per scenario of a `--format json` report, everything but its timing.
+fn untimed(report: &[u8]) -> Vec<serde_json::Value> {
+    let r: serde_json::Value = serde_json::from_slice(report).unwrap();
+    r["scenarios"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            let mut s = s.clone();
+            s.as_object_mut().unwrap().remove("elapsed_ms");
+            s
+        })
+        .collect()
+}
+
+fn run_python(dir: &std::path::Path, scenarios: &str, server: &str) -> Vec<u8> {
+    let target = format!("python:{}", dir.display());
+    broadside()
+        .env("BROADSIDE_PYTHON_SERVER", server)
+        .args(["run", scenarios, "--target", &target, "--format", "json"])
+        .output()
+        .unwrap()
+        .stdout
+}
+
+#[test]
+fn one_python_interpreter_for_every_game_grades_each_solo_sample_as_a_process_per_game_does() {
+    // The Python game server (`drivers/python_main.py --serve`) forks a process per game
+    // from an interpreter that holds none of the submission. Every solo-10x10 sample gets
+    // the same statuses and faults as with an interpreter per game, and, unless main()
+    // plays a fleet of its own dice (`own_dice` in expected.toml) instead of the one
+    // broadside gives, the same report apart from its timing.
+    let scenarios = "fixtures/scenarios/solo-10x10/dialogue";
+    let root = std::path::Path::new("fixtures/submissions/solo-10x10");
+    let expected: toml::Table =
+        toml::from_str(&std::fs::read_to_string(root.join("expected.toml")).unwrap()).unwrap();
+    let own_dice = |name: &str| expected.get(name).and_then(|e| e.get("own_dice")).is_some();
+    let mut samples: Vec<_> = std::fs::read_dir(root)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.is_dir())
+        .collect();
+    samples.sort();
+    assert!(samples.len() > 5, "{}", root.display());
+    let mut compared_whole = 0;
+    for sample in samples {
+        let (served, own) = std::thread::scope(|s| {
+            let served = s.spawn(|| run_python(&sample, scenarios, "1"));
+            let own = run_python(&sample, scenarios, "0");
+            (served.join().unwrap(), own)
+        });
+        assert_eq!(
+            verdicts(&served, false),
+            verdicts(&own, false),
+            "{}",
+            sample.display()
+        );
+        if !own_dice(&sample.file_name().unwrap().to_string_lossy()) {
+            compared_whole += 1;
+            assert_eq!(untimed(&served), untimed(&own), "{}", sample.display());
+        }
+    }
+    assert!(compared_whole > 5, "{compared_whole}");
+}
+
+#[test]
+fn a_python_game_in_the_server_starts_fresh_and_what_it_leaves_running_is_a_leak() {
+    // The correct solo sample, changed as a student might: main() counts its games in a
+    // module-level list (the second game in one process would raise), and prints a banner
+    // at import (each game imports the module afresh, so each game's conversation has it).
+    let dir = tempfile::tempdir().unwrap();
+    let from = std::path::Path::new("fixtures/submissions/solo-10x10/correct/battleships.py");
+    let text = std::fs::read_to_string(from).unwrap();
+    let counted = text.replacen(
+        "def main():\n",
+        "print(\"Battleships by Ada\")\nGAMES = []\n\n\ndef main():\n    GAMES.append(1)\n    \
+         if len(GAMES) > 1:\n        raise RuntimeError('game %d in one process' % len(GAMES))\n",
+        1,
+    );
+    assert_ne!(counted, text);
+    std::fs::write(dir.path().join("battleships.py"), &counted).unwrap();
+    let scenarios = "fixtures/scenarios/solo-10x10/dialogue";
+    let report = run_python(dir.path(), scenarios, "1");
+    let v: serde_json::Value = serde_json::from_slice(&report).unwrap();
+    let statuses: Vec<&str> = v["scenarios"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["status"].as_str().unwrap())
+        .collect();
+    assert_eq!(statuses, ["passed"; 4], "{v:#}");
+
+    // A game that leaves a process running: its leak names it, and the games after it (on a
+    // new server) are played as before.
+    let leaves = counted.replacen(
+        "    GAMES.append(1)\n",
+        "    GAMES.append(1)\n    import subprocess\n    subprocess.Popen(['sleep', '1019'])\n",
+        1,
+    );
+    std::fs::write(dir.path().join("battleships.py"), &leaves).unwrap();
+    for server in ["1", "0"] {
+        let report = run_python(dir.path(), scenarios, server);
+        let v: serde_json::Value = serde_json::from_slice(&report).unwrap();
+        for s in v["scenarios"].as_array().unwrap() {
+            assert_eq!(s["fault"]["kind"], "leak", "server {server}: {s:#}");
+            let message = s["fault"]["message"].as_str().unwrap();
+            assert!(message.contains("sleep 1019"), "server {server}: {message}");
+        }
+    }
+    assert!(
+        !broadside::target::procs::all()
+            .iter()
+            .any(|p| broadside::target::procs::line_of(p) == "sleep 1019"),
+        "a `sleep 1019` was left running"
+    );
+
+    // A game killed by a signal is a crash named by that signal, as with an interpreter of
+    // its own, and the games after it are played on a new server.
+    let aborts = counted.replacen(
+        "    GAMES.append(1)\n",
+        "    GAMES.append(1)\n    import os, signal\n    os.kill(os.getpid(), signal.SIGABRT)\n",
+        1,
+    );
+    std::fs::write(dir.path().join("battleships.py"), &aborts).unwrap();
+    let faults = |server: &str| -> Vec<(String, String)> {
+        let report = run_python(dir.path(), scenarios, server);
+        let v: serde_json::Value = serde_json::from_slice(&report).unwrap();
+        v["scenarios"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| {
+                let f = &s["fault"];
+                (f["kind"].to_string(), f["message"].to_string())
+            })
+            .collect()
+    };
+    let served = faults("1");
+    assert_eq!(served.len(), 4);
+    for (kind, message) in &served {
+        assert_eq!(kind, "\"crash\"", "{message}");
+        assert!(message.contains("SIGABRT"), "{message}");
+    }
+    assert_eq!(served, faults("0"));
+}

@@ -7,7 +7,11 @@
 //! broadside made for the game in [`GameServer::fifos`]: the game's standard input, output
 //! and error. It says `started` once it has opened them and `end CODE` when the game has
 //! ended (`end CODE taint`, then it stops, when the game left something running in it); its
-//! read announcements come on descriptor 3 as a launcher's do. A session plays the game over
+//! read announcements come on descriptor 3 as a launcher's do. A game with an environment
+//! of its own (solo-10x10's fleet for `main()`) has it as a fourth field, a JSON object; a
+//! server that forks a process per game (a Python program's: `drivers/python_main.py
+//! --serve`) lists what a game left running by saying `taint`, and it is reported as that
+//! game's leak ([`Server::stop`]). A session plays the game over
 //! the FIFOs as over a child's pipes ([`super::session::Session::served`]); a game that
 //! times out, floods or ends the server itself stops it, and the next game gets a new one.
 
@@ -52,6 +56,8 @@ pub(super) struct Server {
     /// It cannot play another game: it said its game left something running, it ended, or
     /// a game could not begin.
     spent: bool,
+    /// It said its game left something running (`end CODE taint`).
+    tainted: bool,
     /// Last, so it goes after the server is stopped.
     _group: Option<MemoryGroup>,
 }
@@ -119,13 +125,15 @@ impl Server {
             games: 0,
             cpu_budget: program.limits.cpu_secs as f64 / 2.0,
             spent: false,
+            tainted: false,
             _group: group,
         })
     }
 
-    /// Begins a game: makes its FIFOs, tells the server, and waits until it has opened
-    /// them. `None`: the server did not begin it in time (it is spent).
-    pub(super) fn begin(&mut self) -> Option<Game> {
+    /// Begins a game with `env` added to its environment: makes its FIFOs, tells the
+    /// server, and waits until it has opened them. `None`: the server did not begin it in
+    /// time (it is spent).
+    pub(super) fn begin(&mut self, env: &[(String, String)]) -> Option<Game> {
         let n = self.games;
         self.games += 1;
         // Named by the server's mark too: no two servers' games share a name.
@@ -133,7 +141,7 @@ impl Server {
         let paths = ["in", "out", "err"].map(|k| self.plan.fifos.join(format!("{name}.{k}")));
         let game = self
             .make_fifos(&paths)
-            .and_then(|()| self.open(&name, &paths));
+            .and_then(|()| self.open(&name, &paths, env));
         for p in &paths {
             let _ = std::fs::remove_file(p);
         }
@@ -155,7 +163,12 @@ impl Server {
         Some(())
     }
 
-    fn open(&mut self, name: &str, paths: &[std::path::PathBuf; 3]) -> Option<Game> {
+    fn open(
+        &mut self,
+        name: &str,
+        paths: &[std::path::PathBuf; 3],
+        env: &[(String, String)],
+    ) -> Option<Game> {
         use nix::fcntl::OFlag;
         let read = OFlag::O_RDONLY | OFlag::O_NONBLOCK | OFlag::O_CLOEXEC;
         let stdout = open_fifo(&paths[1], read).ok()?;
@@ -166,9 +179,19 @@ impl Server {
             drain(fd);
         }
         let inside = &self.plan.fifos_inside;
+        // JSON escapes every tab and newline in a string: the line stays one line of fields.
+        let env = if env.is_empty() {
+            String::new()
+        } else {
+            let told: serde_json::Map<String, serde_json::Value> = env
+                .iter()
+                .map(|(k, v)| (k.clone(), serde_json::Value::String(v.clone())))
+                .collect();
+            format!("\t{}", serde_json::Value::Object(told))
+        };
         writeln!(
             self.control,
-            "game\t{inside}/{name}.in\t{inside}/{name}.out\t{inside}/{name}.err"
+            "game\t{inside}/{name}.in\t{inside}/{name}.out\t{inside}/{name}.err{env}"
         )
         .and_then(|()| self.control.flush())
         .ok()?;
@@ -231,6 +254,7 @@ impl Server {
         let code = f.next()?.parse().ok()?;
         if f.next() == Some("taint") {
             self.spent = true;
+            self.tainted = true;
         }
         Some(Waited::Exited {
             code: Some(code),
@@ -249,6 +273,35 @@ impl Server {
     /// Sends the server's own standard error to `game`'s (or nowhere).
     pub(super) fn show_errors_in(&self, game: Option<Arc<Mutex<Shared>>>) {
         *self.errors.lock().unwrap_or_else(|p| p.into_inner()) = game;
+    }
+
+    /// Stops it; when it said its game left something running, the command lines of what
+    /// was left (in its group, or elsewhere with its mark), killed: the game's leak, as a
+    /// process of the game's own would have left it.
+    pub(super) fn stop(mut self) -> Vec<String> {
+        let mut left: Vec<String> = if self.tainted {
+            procs::group_members(self.pgid)
+                .into_iter()
+                .filter(|&p| p != self.pgid)
+                .map(procs::command_line)
+                .filter(|c| !c.is_empty())
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let _ = nix::sys::signal::killpg(
+            nix::unistd::Pid::from_raw(self.pgid),
+            nix::sys::signal::Signal::SIGKILL,
+        );
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let outside = kill_marked(&self.marker);
+        if self.tainted {
+            left.extend(outside);
+        }
+        left.sort();
+        left.dedup();
+        left
     }
 
     pub(super) fn pgid(&self) -> i32 {

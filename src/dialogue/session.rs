@@ -18,7 +18,7 @@
 //! quiet spell alone; `BROADSIDE_QUIET_INPUT=1` is the same). The program runs contained like
 //! every child (limits, user, jail, its own process group); it has ended when its first
 //! process has, and whatever it left running in its group is killed and named. A program
-//! with a game server ([`crate::target::program::GameServer`], a Java program's) plays its
+//! with a game server ([`crate::target::program::GameServer`], a Java or Python program's) plays its
 //! game in that server instead, over FIFOs ([`Session::served`]): it has ended when the
 //! server says so.
 
@@ -232,7 +232,7 @@ impl Session {
     /// A game of `program`'s game server, if it has one: the server parked after its last
     /// game, or a new one. `None`: no server could be had or the game could not begin
     /// there (the caller starts a process of its own instead).
-    pub fn served(program: &Program) -> Option<Session> {
+    pub fn served(program: &Program, env: &[(String, String)]) -> Option<Session> {
         // A game's reads are seen only as announced: its input is no descriptor 0 the
         // kernel could be asked about.
         let wait_by = InputWait::from_env();
@@ -254,7 +254,7 @@ impl Session {
             }
             None => Box::new(Server::start(program)?),
         };
-        let game = server.begin()?;
+        let game = server.begin(env)?;
         let shared = Arc::new(Mutex::new(Shared::default()));
         server.show_errors_in(Some(shared.clone()));
         let parts = Parts {
@@ -565,16 +565,19 @@ impl Session {
             // Ended cleanly, the server plays the next game; else it is stopped. What a
             // game leaves running the server's end takes with it.
             let clean = matches!(self.ended, Some(Waited::Exited { .. }));
+            let mut left = Vec::new();
             if let Some(mut s) = server.take() {
                 s.show_errors_in(None);
                 if clean && s.usable() {
                     self.stdin = None;
                     self.drain();
                     spare.park(s);
+                } else {
+                    left = (*s).stop();
                 }
             }
             self.stop();
-            return Vec::new();
+            return left;
         }
         self.stop();
         let mut left = std::mem::take(&mut self.left_in_group);

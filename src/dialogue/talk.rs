@@ -111,7 +111,7 @@ impl Talk {
     /// while this game plays. Every game goes the same way, so none can tell.
     pub fn start(program: &Program, env: &[(String, String)]) -> Result<Talk, Stop> {
         let served = if program.game_server.is_some() {
-            Session::served(program)
+            Session::served(program, env)
         } else {
             None
         };

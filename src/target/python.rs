@@ -7,6 +7,7 @@
 //! submission's `main()` under `drivers/python_main.py`, for dialogue scenarios.
 
 use super::limits::NOBODY;
+use super::program::GameServer;
 use super::workspace::{Workspace, copy_tree, prepare};
 use super::{Process, TargetError};
 use camino::Utf8Path;
@@ -114,8 +115,23 @@ pub fn target_as(path: &Utf8Path, uid: u32) -> Result<Process, TargetError> {
         ws.inside(&launcher),
         ws.inside(&copy),
     ];
+    let mut serve_args = main_args.clone();
+    serve_args.insert(3, "--serve".to_string());
     let name = format!("python:{path}");
     let mut program = ws.program(name.clone(), interpreter(), main_args, jail.clone(), uid);
+    // One interpreter forks a process per game (see `serve_games` in drivers/python_main.py):
+    // each game is a process of its own, as it is without the server, that has not paid for
+    // an interpreter's start.
+    if std::env::var("BROADSIDE_PYTHON_SERVER").is_ok_and(|v| v == "0") {
+        program.game_server = None;
+    } else {
+        let fifos = ws.work.join(".games");
+        program.game_server = Some(GameServer {
+            args: serve_args,
+            fifos_inside: ws.inside(&fifos),
+            fifos,
+        });
+    }
     program
         .env
         .push(("PYTHONIOENCODING".into(), "utf-8".into()));

@@ -474,14 +474,21 @@ fn verdicts(report: &[u8], rules: bool) -> Vec<String> {
         .collect()
 }
 
-fn run_java(dir: &std::path::Path, scenarios: &str, server: &str) -> Vec<u8> {
-    let target = format!("java:{}", dir.display());
+/// The `--format json` report of `kind:dir` on `scenarios`, with its game server on ("1")
+/// or off ("0").
+fn run_served(kind: &str, dir: &std::path::Path, scenarios: &str, server: &str) -> Vec<u8> {
+    let target = format!("{kind}:{}", dir.display());
+    let switch = format!("BROADSIDE_{}_SERVER", kind.to_uppercase());
     broadside()
-        .env("BROADSIDE_JAVA_SERVER", server)
+        .env(switch, server)
         .args(["run", scenarios, "--target", &target, "--format", "json"])
         .output()
         .unwrap()
         .stdout
+}
+
+fn run_java(dir: &std::path::Path, scenarios: &str, server: &str) -> Vec<u8> {
+    run_served("java", dir, scenarios, server)
 }
 
 #[test]
@@ -584,13 +591,7 @@ fn untimed(report: &[u8]) -> Vec<serde_json::Value> {
 }
 
 fn run_python(dir: &std::path::Path, scenarios: &str, server: &str) -> Vec<u8> {
-    let target = format!("python:{}", dir.display());
-    broadside()
-        .env("BROADSIDE_PYTHON_SERVER", server)
-        .args(["run", scenarios, "--target", &target, "--format", "json"])
-        .output()
-        .unwrap()
-        .stdout
+    run_served("python", dir, scenarios, server)
 }
 
 #[test]
@@ -636,9 +637,9 @@ fn one_python_interpreter_for_every_game_grades_each_solo_sample_as_a_process_pe
 
 #[test]
 fn a_python_game_in_the_server_starts_fresh_and_what_it_leaves_running_is_a_leak() {
-    // The correct solo sample, changed as a student might: main() counts its games in a
-    // module-level list (the second game in one process would raise), and prints a banner
-    // at import (each game imports the module afresh, so each game's conversation has it).
+    // The correct solo sample, changed as a student might: a banner printed at import, and
+    // main() counting its games in a module-level list (a second game in the process that
+    // played the first raises).
     let dir = tempfile::tempdir().unwrap();
     let from = std::path::Path::new("fixtures/submissions/solo-10x10/correct/battleships.py");
     let text = std::fs::read_to_string(from).unwrap();

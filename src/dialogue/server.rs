@@ -289,19 +289,24 @@ impl Server {
         } else {
             Vec::new()
         };
-        let _ = nix::sys::signal::killpg(
-            nix::unistd::Pid::from_raw(self.pgid),
-            nix::sys::signal::Signal::SIGKILL,
-        );
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-        let outside = kill_marked(&self.marker);
+        let outside = self.kill();
         if self.tainted {
             left.extend(outside);
         }
         left.sort();
         left.dedup();
         left
+    }
+
+    /// Kills it and its group, then whatever else carries its mark (their command lines).
+    fn kill(&mut self) -> Vec<String> {
+        let _ = nix::sys::signal::killpg(
+            nix::unistd::Pid::from_raw(self.pgid),
+            nix::sys::signal::Signal::SIGKILL,
+        );
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        kill_marked(&self.marker)
     }
 
     pub(super) fn pgid(&self) -> i32 {
@@ -327,13 +332,7 @@ impl Server {
 
 impl Drop for Server {
     fn drop(&mut self) {
-        let _ = nix::sys::signal::killpg(
-            nix::unistd::Pid::from_raw(self.pgid),
-            nix::sys::signal::Signal::SIGKILL,
-        );
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-        let _ = kill_marked(&self.marker);
+        self.kill();
     }
 }
 

@@ -118,10 +118,14 @@ def serve_games():
     stay its children) is told `end CODE taint`, and the server ends: broadside lists what
     was left as the game's leak and starts another server for the next game.
 
+    A game that leaves files in `/dev/shm` (the server's own, as its namespaces are) is told
+    `end CODE spent`, and the server ends: each game starts with `/dev/shm` as an
+    interpreter of its own would find it.
+
     Returns only in a game's process, with the game's environment applied."""
-    import signal
     control_in = os.dup(0)
     control_out = os.dup(1)
+    loaded = set(sys.modules)
     try:
         import ctypes
         libc = ctypes.CDLL(None, use_errno=True)
@@ -129,6 +133,10 @@ def serve_games():
         libc.prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE 0: no game reaches into this process
     except (OSError, AttributeError):
         pass
+    # A game imports what the one-shot launcher had not imported afresh: a submission's own
+    # struct.py is its `struct`, not the one ctypes loaded here.
+    for name in set(sys.modules) - loaded:
+        del sys.modules[name]
     pending = b""
     while True:
         while b"\n" not in pending:
@@ -140,6 +148,7 @@ def serve_games():
         fields = line.decode("utf-8", "replace").split("\t")
         if len(fields) < 4 or fields[0] != "game":
             continue
+        shm = shared_memory()
         pid = os.fork()
         if pid == 0:
             for fd, (path, flags) in enumerate([(fields[1], os.O_RDONLY), (fields[2], os.O_WRONLY),
@@ -155,8 +164,12 @@ def serve_games():
             return
         _, status = os.waitpid(pid, 0)
         if os.WIFSIGNALED(status):
+            import signal
             sig = os.WTERMSIG(status)
-            signal.signal(sig, signal.SIG_DFL)
+            try:
+                signal.signal(sig, signal.SIG_DFL)
+            except (OSError, ValueError):  # SIGKILL and SIGSTOP keep their default
+                pass
             os.kill(os.getpid(), sig)
             os._exit(128 + sig)
         tainted = False
@@ -169,9 +182,18 @@ def serve_games():
                 tainted = True
                 break
         code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else 1
-        os.write(control_out, "end {}{}\n".format(code, " taint" if tainted else "").encode())
-        if tainted:
+        ending = " taint" if tainted else " spent" if shared_memory() != shm else ""
+        os.write(control_out, "end {}{}\n".format(code, ending).encode())
+        if ending:
             sys.exit(0)
+
+
+def shared_memory():
+    """What `/dev/shm` holds (names), or None where it cannot be listed."""
+    try:
+        return sorted(os.listdir("/dev/shm"))
+    except OSError:
+        return None
 
 
 def main():

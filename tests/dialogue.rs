@@ -715,3 +715,46 @@ fn a_python_game_in_the_server_starts_fresh_and_what_it_leaves_running_is_a_leak
     }
     assert_eq!(served, faults("0"));
 }
+
+#[test]
+fn a_game_cannot_point_the_servers_fifos_at_a_folder_of_the_machine() {
+    // A game that puts a symbolic link where a game server's FIFOs once lived (its working
+    // folder) and ends by a signal, so the next game starts a new server: broadside must not
+    // make FIFOs in, or hand over, the folder the link names (as root it would give any
+    // folder of the machine to the child's user).
+    use std::os::unix::fs::MetadataExt;
+    let target = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(
+        target.path(),
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
+    let before = std::fs::metadata(target.path()).unwrap();
+    // A change of the folder's entries or owner changes its ctime, even undone.
+    let changed = |m: &std::fs::Metadata| (m.uid(), m.ctime(), m.ctime_nsec());
+    let dir = tempfile::tempdir().unwrap();
+    let from = std::path::Path::new("fixtures/submissions/solo-10x10/correct/battleships.py");
+    let text = std::fs::read_to_string(from).unwrap();
+    let linked = text.replacen(
+        "def main():\n",
+        &format!(
+            "def main():\n    import os, shutil, signal\n    \
+             if os.path.isdir('.games') and not os.path.islink('.games'):\n        \
+             shutil.rmtree('.games')\n    \
+             if not os.path.islink('.games'):\n        \
+             os.symlink({:?}, '.games')\n        \
+             os.kill(os.getpid(), signal.SIGTERM)\n",
+            target.path().display().to_string()
+        ),
+        1,
+    );
+    assert_ne!(linked, text);
+    std::fs::write(dir.path().join("battleships.py"), &linked).unwrap();
+    let _ = run_python(dir.path(), "fixtures/scenarios/solo-10x10/dialogue", "1");
+    let after = std::fs::metadata(target.path()).unwrap();
+    assert_eq!(
+        changed(&after),
+        changed(&before),
+        "the folder was handed over, or something was made in it"
+    );
+}

@@ -58,6 +58,9 @@ pub(super) struct Server {
     spent: bool,
     /// It said its game left something running (`end CODE taint`).
     tainted: bool,
+    /// What was left running, as found when it said so (a leftover may end before the
+    /// game's session is finished).
+    left: Vec<String>,
     /// Last, so it goes after the server is stopped.
     _group: Option<MemoryGroup>,
 }
@@ -73,11 +76,12 @@ impl Server {
     /// Starts `program`'s game server (`None`: it has none, or it could not be started).
     pub(super) fn start(program: &Program) -> Option<Server> {
         let plan = program.game_server.clone()?;
-        std::fs::create_dir_all(&plan.fifos).ok()?;
-        let uid = program.drop_to;
-        if let Some(uid) = uid {
-            nix::unistd::chown(&plan.fifos, Some(uid.into()), None).ok()?;
+        // Made by the target in a folder the child cannot write, and not handed to it: only
+        // each game's FIFOs are.
+        if !plan.fifos.is_dir() {
+            return None;
         }
+        let uid = program.drop_to;
         let marker = new_marker();
         let namespaces = uid.is_some() && crate::target::limits::namespaces_available();
         let jail = program.jail.as_deref().filter(|_| namespaces);
@@ -126,6 +130,7 @@ impl Server {
             cpu_budget: program.limits.cpu_secs as f64 / 2.0,
             spent: false,
             tainted: false,
+            left: Vec::new(),
             _group: group,
         })
     }
@@ -252,9 +257,16 @@ impl Server {
     fn end_of(&mut self, line: &str) -> Option<Waited> {
         let mut f = line.strip_prefix("end ")?.split(' ');
         let code = f.next()?.parse().ok()?;
-        if f.next() == Some("taint") {
-            self.spent = true;
-            self.tainted = true;
+        match f.next() {
+            Some("taint") => {
+                self.spent = true;
+                self.tainted = true;
+                self.left = self.group_leftovers();
+            }
+            // It can play no further game as a fresh process would (its game left files in
+            // the server's own `/dev/shm`).
+            Some("spent") => self.spent = true,
+            _ => {}
         }
         Some(Waited::Exited {
             code: Some(code),
@@ -279,16 +291,14 @@ impl Server {
     /// was left (in its group, or elsewhere with its mark), killed: the game's leak, as a
     /// process of the game's own would have left it.
     pub(super) fn stop(mut self) -> Vec<String> {
-        let mut left: Vec<String> = if self.tainted {
-            procs::group_members(self.pgid)
-                .into_iter()
-                .filter(|&p| p != self.pgid)
-                .map(procs::command_line)
-                .filter(|c| !c.is_empty())
-                .collect()
-        } else {
-            Vec::new()
-        };
+        let mut left = std::mem::take(&mut self.left);
+        if self.tainted {
+            left.extend(self.group_leftovers());
+            // Left its group (a new session, say) but not its memory group.
+            if let Some(g) = &self._group {
+                left.extend(g.leftovers(&[self.pgid]));
+            }
+        }
         let outside = self.kill();
         if self.tainted {
             left.extend(outside);
@@ -296,6 +306,16 @@ impl Server {
         left.sort();
         left.dedup();
         left
+    }
+
+    /// The command lines of its group's processes other than itself.
+    fn group_leftovers(&self) -> Vec<String> {
+        procs::group_members(self.pgid)
+            .into_iter()
+            .filter(|&p| p != self.pgid)
+            .map(procs::command_line)
+            .filter(|c| !c.is_empty())
+            .collect()
     }
 
     /// Kills it and its group, then whatever else carries its mark (their command lines).

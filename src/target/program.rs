@@ -453,10 +453,11 @@ pub fn java_target(
     let serves = serves_games(&texts);
     let mut program = ws.program(format!("java:{path}"), java(), run_args, jail, uid);
     if serves {
+        let fifos = ws.games().map_err(super::TargetError::Grader)?;
         program.game_server = Some(GameServer {
             args: serve_args,
-            fifos: ws.work.join(".games"),
-            fifos_inside: ".games".into(),
+            fifos_inside: ws.inside(&fifos),
+            fifos,
         });
     }
     program.env.extend(jdk_library_path(&java()));

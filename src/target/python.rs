@@ -125,7 +125,7 @@ pub fn target_as(path: &Utf8Path, uid: u32) -> Result<Process, TargetError> {
     if std::env::var("BROADSIDE_PYTHON_SERVER").is_ok_and(|v| v == "0") {
         program.game_server = None;
     } else {
-        let fifos = ws.work.join(".games");
+        let fifos = ws.games().map_err(TargetError::Grader)?;
         program.game_server = Some(GameServer {
             args: serve_args,
             fifos_inside: ws.inside(&fifos),

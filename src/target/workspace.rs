@@ -54,6 +54,20 @@ impl Workspace {
         })
     }
 
+    /// The folder for a game server's FIFOs (see [`super::program::GameServer`]), made in
+    /// the driver's folder, which the child cannot write: a child that could replace it (a
+    /// symbolic link where it was in its own working folder) would have broadside make and
+    /// hand over FIFOs wherever the link points.
+    ///
+    /// Errors: the folder cannot be made.
+    pub fn games(&self) -> Result<PathBuf, String> {
+        let games = self.boxed.join(".games");
+        std::fs::create_dir_all(&games).map_err(prepare)?;
+        std::fs::set_permissions(&games, std::fs::Permissions::from_mode(0o755))
+            .map_err(prepare)?;
+        Ok(games)
+    }
+
     /// `path` (under this folder) as the child sees it.
     pub fn inside(&self, path: &Path) -> String {
         if self.jailed {

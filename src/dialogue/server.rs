@@ -11,7 +11,9 @@
 //! of its own (solo-10x10's fleet for `main()`) has it as a fourth field, a JSON object; a
 //! server that forks a process per game (a Python program's: `drivers/python_main.py
 //! --serve`) lists what a game left running by saying `taint`, and it is reported as that
-//! game's leak ([`Server::stop`]). A session plays the game over
+//! game's leak ([`Server::stop`]); it says `end CODE spent`, then stops, when the game left
+//! files in its `/dev/shm`. [`GameServer::fifos`] is a folder the child cannot write, so a
+//! game cannot replace it with a link to somewhere else. A session plays the game over
 //! the FIFOs as over a child's pipes ([`super::session::Session::served`]); a game that
 //! times out, floods or ends the server itself stops it, and the next game gets a new one.
 

@@ -41,7 +41,7 @@ pub(crate) struct FuzzArgs {
     timeout: Option<f64>,
     /// Workers, each with a target of its own: worker i draws its share of the cases from
     /// seed SEED+i, and a counterexample names its worker's seed and share, so `--jobs 1`
-    /// with them replays it byte for byte [default: 1].
+    /// with them replays it byte for byte.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=256))]
     jobs: u32,
 }

@@ -115,6 +115,7 @@ pub(crate) fn run(args: RunArgs) -> Result<u8, Error> {
     // Parsed once here, after the hints above (which mend a misspelt kind together with
     // what else is missing, in one command to copy).
     let target: TargetSpec = target.parse().map_err(Error::Input)?;
+    broadside::target::check_ahead(&target);
     let (mut loaded, suites) = load::load_suites(&paths, &specs);
     if let Some(id) = &assignment {
         if broadside::published::files(id).is_empty() {

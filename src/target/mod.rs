@@ -112,18 +112,23 @@ fn unknown_target(spec: &str) -> String {
     message
 }
 
-/// Starts, on a thread of its own, the once-per-process checks that [`from_spec`] makes for
-/// `spec` (that the Python interpreter runs and is new enough; whether children can get
-/// namespaces), so that they overlap with loading the scenarios instead of delaying the
-/// first child: about 15 ms of a `run` against a Python submission. `from_spec` still waits
-/// for their answers and reports a failed check as before.
+/// Starts, on a thread of its own, the once-per-process checks that [`from_spec`] and the
+/// first child make for `spec` (whether children can get namespaces, for every target with
+/// a child; that the Python interpreter runs and is new enough, for `python:`), so that they
+/// overlap with loading the scenarios instead of delaying the first child: about 15 ms of a
+/// `run` against a Python submission. Their callers still wait for the answers and report
+/// a failed check as before.
 pub fn check_ahead(spec: &TargetSpec) {
-    if let TargetSpec::Python(_) = spec {
-        std::thread::spawn(|| {
-            let _ = python::check_interpreter();
-            let _ = limits::namespaces_available();
-        });
+    if matches!(spec, TargetSpec::Reference) {
+        return;
     }
+    let python = matches!(spec, TargetSpec::Python(_));
+    std::thread::spawn(move || {
+        if python {
+            let _ = python::check_interpreter();
+        }
+        let _ = limits::namespaces_available();
+    });
 }
 
 /// Builds the target that `spec` names (see [`TargetSpec`]), with `limits` for a child.

@@ -7,6 +7,12 @@ It writes one JSON line per event to the file named by BROADSIDE_MARKING_OUT:
 - {"collect_error": text} for a test file that could not be collected.
 Lines are written as each test ends, so a run killed at its timeout keeps what it saw.
 
+The tests run in this process, so they can write this file too: broadside reads it as the
+tests' claims, never as a verdict. It keeps only tests written in the tests file (by the
+file's outline, read without running it), shows them by file and line, and decides which
+tests pass on the correct implementation and which buggy versions they catch from the exit
+status of runs of exactly the tests that claimed to pass (see src/marking/pytest.rs).
+
 BROADSIDE_MARKING_MODULE names the module under test; BROADSIDE_MARKING_FUNCTIONS the
 required functions (comma-separated); BROADSIDE_MARKING_ASSUME is a JSON list of
 {"function", "holds"}: an expression over the call's arguments, evaluated in the module under
@@ -29,9 +35,6 @@ _ASSUME = {}
 for _a in json.loads(os.environ.get("BROADSIDE_MARKING_ASSUME", "[]")):
     _ASSUME.setdefault(_a["function"], []).append(_a["holds"])
 
-# Tests that did not finish on the correct implementation: left out of the later runs.
-_SKIP = set(json.loads(os.environ.pop("BROADSIDE_MARKING_SKIP", "[]")))
-
 _out = open(_OUT, "a", encoding="utf-8")
 _seen = {}
 
@@ -44,10 +47,6 @@ def _write(record):
 def _module_file():
     module = sys.modules.get(_MODULE)
     return getattr(module, "__file__", None)
-
-
-def _short(text, width=60):
-    return text if len(text) <= width else text[:width - 1] + "…"
 
 
 class _Watch:
@@ -81,12 +80,7 @@ class _Watch:
             except Exception:  # noqa: BLE001 - an argument of the wrong shape breaks it too
                 ok = False
             if not ok:
-                args = ", ".join(
-                    _short(repr(frame.f_locals[n]))
-                    for n in code.co_varnames[:code.co_argcount]
-                    if n in frame.f_locals)
-                self.broke.append({"function": code.co_name, "holds": holds,
-                                   "call": f"{code.co_name}({args})"})
+                self.broke.append({"function": code.co_name, "holds": holds})
 
 
 class DidNotFinishError(Exception):
@@ -138,13 +132,6 @@ def pytest_runtest_logreport(report):
         "message": (str(report.longrepr).splitlines() or [""])[-1][:300]
         if outcome == "failed" else "",
     })
-
-
-def pytest_collection_modifyitems(config, items):
-    if _SKIP:
-        kept = [i for i in items if i.nodeid not in _SKIP]
-        config.hook.pytest_deselected(items=[i for i in items if i.nodeid in _SKIP])
-        items[:] = kept
 
 
 def pytest_collectreport(report):

@@ -366,8 +366,9 @@ def test_message_carries_the_source():
         .map(|l| l.as_str().unwrap())
         .collect();
     let text = lines.join("\n");
+    // Tests are named by file and line: line 7 is the right test, line 11 the endless one.
     assert!(
-        !text.contains("test_diagonal_is_not_open_sea"),
+        !text.contains("tests/test_battleships.py:7 "),
         "the right test ran against the student's own module:\n{text}"
     );
     assert!(
@@ -375,7 +376,7 @@ def test_message_carries_the_source():
         "the diagonal test catches the diagonal chaff: {tests}"
     );
     assert!(
-        text.contains("test_never_ends") && text.contains("did not finish"),
+        text.contains("tests/test_battleships.py:11 fails") && text.contains("did not finish"),
         "{text}"
     );
     assert!(text.contains("reads source files"), "{text}");
@@ -416,4 +417,102 @@ fn a_broken_scheme_is_refused_where_it_is_broken() {
         .unwrap();
         assert!(line_col.is_match(&stderr), "{stderr}");
     }
+}
+
+/// The hostile test suites of `fixtures/marking/hostile/`, graded once: the output folder.
+fn hostile_graded() -> &'static Utf8PathBuf {
+    static OUT: std::sync::OnceLock<(tempfile::TempDir, Utf8PathBuf)> = std::sync::OnceLock::new();
+    &OUT.get_or_init(|| {
+        let dir = tempfile::tempdir().unwrap();
+        let out = Utf8PathBuf::from_path_buf(dir.path().join("out")).unwrap();
+        for a in ["solo-10x10", "colab-6x6"] {
+            let o = broadside()
+                .args(["grade", "--suite", &format!("fixtures/scenarios/{a}")])
+                .args(["--submissions", &format!("fixtures/marking/hostile/{a}")])
+                .args(["--out", out.join(a).as_str(), "--marking"])
+                .args(["--formats", "json,text,gradescope"])
+                .output()
+                .unwrap();
+            let stderr = String::from_utf8_lossy(&o.stderr);
+            assert_eq!(o.status.code(), Some(0), "{a}: {stderr}");
+        }
+        (dir, out)
+    })
+    .1
+}
+
+/// The tests figure of a hostile sample, and every student view of it as one text.
+fn hostile_sheet(sample: &str) -> (Value, String) {
+    let dir = hostile_graded().join(sample);
+    let sheet = json(&dir.join("marking.json"));
+    let tests = sheet["figures"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["id"] == "tests")
+        .unwrap()
+        .clone();
+    let mut views = String::new();
+    for file in ["marking.txt", "report.txt", "results.json", "marking.json"] {
+        views.push_str(&std::fs::read_to_string(dir.join(file)).unwrap());
+    }
+    (tests, views)
+}
+
+/// Tests made at collection and named after each line of the module under test (hex), and
+/// parametrised cases with such ids: no view names them, so the wheat cannot be read back;
+/// and cases that follow the module's source (missing on a buggy version) catch nothing.
+#[test]
+fn tests_named_after_the_wheat_reach_no_view() {
+    let (tests, views) = hostile_sheet("solo-10x10/generated-names");
+    // "def " in hex: every line of the wheat that defines a function starts with it.
+    assert!(!views.contains("64656620"), "{views}");
+    assert!(!views.contains("test_every_line"), "{views}");
+    let lines = tests["lines"].to_string();
+    assert!(lines.contains("made at collection"), "{lines}");
+    assert!(
+        lines.contains("test_battleships.py:31 calls none"),
+        "{lines}"
+    );
+    assert_eq!(tests["numbers"]["caught"], 0.0, "{tests}");
+}
+
+/// A helper module the student ships calls the plugin's own writer: 41 forged passing tests
+/// that call every function and fail on every buggy version (told apart by reading the
+/// source), a forged failure and a forged collection error carrying the source. The tests
+/// figure stays short and catches nothing; no view shows the forged text; the marker is
+/// told where the helper reads the source and ends its own process.
+#[test]
+fn the_plugins_writer_called_from_a_helper_module_decides_nothing() {
+    let (tests, views) = hostile_sheet("solo-10x10/forged-results");
+    assert!(!views.contains("LEAK"), "{views}");
+    assert_eq!(tests["state"], "short", "{tests}");
+    assert_eq!(tests["numbers"]["caught"], 0.0, "{tests}");
+    assert_eq!(tests["numbers"]["passing"], 0.0, "{tests}");
+    let lines = tests["lines"].to_string();
+    assert!(lines.contains("did not all pass when run again"), "{lines}");
+    assert!(
+        lines.contains("helpers.py reads source files")
+            && lines.contains("helpers.py ends its own process"),
+        "{lines}"
+    );
+}
+
+/// The notebook style: the checks reach the runner's writer through `__main__` and claim 30
+/// passing checks and a failing check as passing. Claims for checks that are not written
+/// in the file are not counted, the false claim is found by the run that confirms, and no
+/// view shows the text the checks wrote.
+#[test]
+fn the_script_runners_writer_called_from_the_notebook_decides_nothing() {
+    let (tests, views) = hostile_sheet("colab-6x6/forged-checks");
+    assert!(!views.contains("LEAK"), "{views}");
+    assert_eq!(tests["numbers"]["tests"], 2.0, "{tests}");
+    assert_eq!(tests["numbers"]["caught"], 0.0, "{tests}");
+    let lines = tests["lines"].to_string();
+    assert!(lines.contains("31 tests made at collection"), "{lines}");
+    assert!(lines.contains("did not all pass when run again"), "{lines}");
+    assert!(
+        lines.contains("battleship.py ends its own process, reaches into"),
+        "{lines}"
+    );
 }

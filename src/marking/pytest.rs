@@ -22,11 +22,25 @@ pub const SCRIPT: &str = include_str!("../../drivers/marking_script.py");
 /// Wall-clock time the tests may take on the wheat.
 const WHEAT_TIMEOUT: Duration = Duration::from_secs(60);
 
-/// One line of the plugin's output.
+/// The outline of the tests file (`drivers/marking_outline.py`).
+pub const OUTLINE: &str = include_str!("../../drivers/marking_outline.py");
+
+/// Most tests a run confirms by naming each on pytest's command line.
+const MOST_TESTS: usize = 5000;
+
+/// Most lines of one kind (wrong tests, tests that call nothing, ...) a sheet lists: what the
+/// tests' outcomes on the wheat can steer in a student view stays a few dozen bits.
+const MOST_LINES: usize = 8;
+
+/// One line of the plugin's output: a claim of the tests' own process, which the tests can
+/// write too. Nothing in it reaches a student view as it is: tests are shown by where they
+/// are written (`shown`, from the outline), outcomes are confirmed by exit statuses.
 #[derive(Debug, Clone, Deserialize)]
 pub(super) struct Record {
     #[serde(default)]
     test: Option<String>,
+    #[serde(default)]
+    file: String,
     #[serde(default)]
     line: u32,
     #[serde(default)]
@@ -39,15 +53,14 @@ pub(super) struct Record {
     message: String,
     #[serde(default)]
     collect_error: Option<String>,
-    /// A statement that calls a required function without an assert (script style).
-    #[serde(default)]
-    print_only: Option<u32>,
+    /// How a student view names the test: `file:line` of where it is written.
+    #[serde(skip)]
+    shown: String,
 }
 
 #[derive(Debug, Clone, Deserialize)]
 struct Broke {
     function: String,
-    call: String,
 }
 
 /// What one run of the tests saw: outcome by test id, in order.
@@ -55,8 +68,12 @@ struct Broke {
 pub(super) struct Run {
     tests: Vec<Record>,
     collect_errors: Vec<String>,
-    print_only: Vec<u32>,
     timed_out: bool,
+    /// The run's exit code (`None`: a signal or the timeout ended it).
+    code: Option<i32>,
+    /// Whether the run caught a buggy version, decided outside the tests' process (the exit
+    /// status of a run of the tests that passed on the wheat); `None`: judge by outcomes.
+    caught: Option<bool>,
 }
 
 impl Run {
@@ -67,14 +84,15 @@ impl Run {
             tests: outcomes
                 .into_iter()
                 .map(|(id, line, outcome, calls, message)| Record {
+                    shown: id.clone(),
                     test: Some(id),
+                    file: String::new(),
                     line,
                     outcome: outcome.to_string(),
                     calls,
                     broke: Vec::new(),
                     message,
                     collect_error: None,
-                    print_only: None,
                 })
                 .collect(),
             ..Run::default()
@@ -90,6 +108,50 @@ impl Run {
     fn passed(&self, id: &str) -> bool {
         self.outcome(id).is_some_and(|r| r.outcome == "passed")
     }
+}
+
+/// Where each test of the tests file is written, read by Python's parser without running
+/// anything (`drivers/marking_outline.py`).
+#[derive(Debug, Default, Deserialize)]
+struct Outline {
+    #[serde(default)]
+    tests: Vec<Written>,
+    #[serde(default)]
+    checks: Vec<Check>,
+    #[serde(default)]
+    print_only: Vec<u32>,
+    #[serde(default)]
+    error: Option<String>,
+}
+
+/// A test function (or method) as written.
+#[derive(Debug, Deserialize)]
+struct Written {
+    /// Its first decorator's line, or the `def` line.
+    first: u32,
+    /// The `def` line.
+    line: u32,
+    name: String,
+    /// The required functions it names (itself or through the file's own helpers).
+    mentions: Vec<String>,
+}
+
+/// A top-level statement that holds an assert (script style).
+#[derive(Debug, Deserialize)]
+struct Check {
+    line: u32,
+    mentions: Vec<String>,
+}
+
+/// Which tests a run runs and which must pass, the same for the run that confirms the
+/// wheat's outcomes and for every chaff's run, so the tests cannot tell those runs apart
+/// except by the implementation's behaviour (or its source, which the sheet flags).
+#[derive(Debug, Default, Clone)]
+struct Plan {
+    /// Test ids that must pass; `None` for the first run (every test runs, none must).
+    must_pass: Option<Vec<String>>,
+    /// Checks left out (script style: they did not finish on the wheat).
+    skip: Vec<String>,
 }
 
 /// Where the tests run: a fresh copy of the submission per run (nothing a run writes reaches
@@ -108,8 +170,44 @@ struct Bench<'a> {
 }
 
 impl Bench<'_> {
-    /// Runs the tests with `source` as the module.
-    fn run(&self, source: &str, timeout: Duration) -> Result<Run, String> {
+    /// The outline of the tests file: Python's parser over it, nothing of it run.
+    fn outline(&self) -> Result<Outline, String> {
+        let copy = Copy::new(&self.root, self.uid, &[])?;
+        let tests_path = copy.ws.work.join(&self.rel);
+        let dir = tests_path.parent().unwrap_or(&copy.ws.work).to_path_buf();
+        write_public(&dir.join("broadside_outline.py"), OUTLINE)?;
+        let out = dir.join(".broadside-outline.json");
+        let args = vec![
+            "-B".into(),
+            "-I".into(),
+            copy.inside(&dir.join("broadside_outline.py")),
+            copy.inside(&tests_path),
+            copy.inside(&out),
+            if self.script { "script" } else { "pytest" }.into(),
+        ];
+        let built = copy.run_in(
+            &dir,
+            &crate::target::python::interpreter(),
+            &args,
+            &self.env,
+            Duration::from_secs(30),
+        )?;
+        match std::fs::read_to_string(&out) {
+            Ok(text) => serde_json::from_str(&text)
+                .map_err(|e| format!("the outline of the tests file is not JSON: {e}")),
+            // A file Python's parser chokes on (nested a million deep) is outlined as empty.
+            Err(_) if built.timed_out || built.code != Some(0) => Ok(Outline {
+                error: Some("the parser gave up".into()),
+                ..Outline::default()
+            }),
+            Err(e) => Err(format!(
+                "the outline of the tests file was not written: {e}"
+            )),
+        }
+    }
+
+    /// Runs the tests with `source` as the module, as `plan` says.
+    fn run(&self, source: &str, timeout: Duration, plan: &Plan) -> Result<Run, String> {
         let copy = Copy::new(&self.root, self.uid, &[])?;
         let tests_path = copy.ws.work.join(&self.rel);
         let dir = tests_path.parent().unwrap_or(&copy.ws.work).to_path_buf();
@@ -136,7 +234,18 @@ impl Bench<'_> {
             .into_owned();
         let out = dir.join(".broadside-marking.jsonl");
         let inside = |p: &Path| copy.inside(p);
+        let mut env = self.env.clone();
         let args: Vec<String> = if self.script {
+            if let Some(must) = &plan.must_pass {
+                env.push((
+                    "BROADSIDE_MARKING_MUST_PASS".into(),
+                    serde_json::to_string(must).unwrap_or_else(|_| "[]".into()),
+                ));
+            }
+            env.push((
+                "BROADSIDE_MARKING_SKIP".into(),
+                serde_json::to_string(&plan.skip).unwrap_or_else(|_| "[]".into()),
+            ));
             vec![
                 "-B".into(),
                 inside(&dir.join("broadside_script.py")),
@@ -144,7 +253,7 @@ impl Bench<'_> {
                 inside(&module_file),
             ]
         } else {
-            vec![
+            let mut args: Vec<String> = vec![
                 "-B".into(),
                 "-m".into(),
                 "pytest".into(),
@@ -157,10 +266,19 @@ impl Bench<'_> {
                 inside(&dir.join("broadside-pytest.ini")),
                 "--rootdir".into(),
                 inside(&dir),
-                inside(&dir.join(&tests_file)),
-            ]
+            ];
+            match &plan.must_pass {
+                // Exactly these tests, each named: one that does not exist is a usage error
+                // (exit 4), one that fails exit 1.
+                Some(ids) => {
+                    args.push("-x".into());
+                    let base = inside(&dir);
+                    args.extend(ids.iter().map(|id| format!("{base}/{id}")));
+                }
+                None => args.push(inside(&dir.join(&tests_file))),
+            }
+            args
         };
-        let mut env = self.env.clone();
         env.push(("PYTHONPATH".into(), inside(&dir)));
         env.push(("BROADSIDE_MARKING_OUT".into(), inside(&out)));
         let built = match copy.run_in(
@@ -183,15 +301,14 @@ impl Bench<'_> {
         let text = std::fs::read_to_string(&out).unwrap_or_default();
         let mut run = Run {
             timed_out: built.timed_out,
+            code: built.code,
             ..Run::default()
         };
         for line in text.lines() {
             let Ok(r) = serde_json::from_str::<Record>(line) else {
                 continue;
             };
-            if let Some(line) = r.print_only {
-                run.print_only.push(line);
-            } else if let Some(e) = r.collect_error {
+            if let Some(e) = r.collect_error {
                 run.collect_errors.push(e);
             } else if r.test.is_some() {
                 run.tests.push(r);
@@ -205,11 +322,71 @@ impl Bench<'_> {
                         .into(),
                 );
             }
-            if !built.timed_out && built.code != Some(5) {
+            if plan.must_pass.is_none() && !built.timed_out && built.code != Some(5) {
                 run.collect_errors.push(last_lines(&built.output, 6));
             }
         }
         Ok(run)
+    }
+
+    /// Whether a run of exactly `plan`'s tests on `source` passed: its exit status, which
+    /// is all that is taken from it.
+    fn holds(&self, source: &str, timeout: Duration, plan: &Plan) -> Result<bool, String> {
+        let run = self.run(source, timeout, plan)?;
+        Ok(!run.timed_out && run.code == Some(0))
+    }
+
+    /// Whether a run of exactly `plan`'s tests on `source` failed: a test failed (exit 1),
+    /// or the run did not finish or was killed. A run that cannot find a test (pytest's
+    /// usage error, exit 4: a test whose name or cases follow the module's source) or that
+    /// stops at collection fails nothing.
+    fn fails(&self, source: &str, timeout: Duration, plan: &Plan) -> Result<bool, String> {
+        let run = self.run(source, timeout, plan)?;
+        Ok(run.timed_out || matches!(run.code, Some(1) | None))
+    }
+}
+
+impl Outline {
+    /// Keeps the claims of tests written in the tests file (`file`, shown as `shown_file`),
+    /// each named by where it is written and credited only with calls of required functions
+    /// it names; the rest are counted as made at collection.
+    fn sift(&self, run: Run, file: &str, shown_file: &str, script: bool) -> (Run, usize) {
+        let mut kept = Vec::new();
+        let mut made = 0;
+        for mut r in run.tests {
+            let id = r.test.clone().unwrap_or_default();
+            let place = if script {
+                match id.strip_prefix("line ") {
+                    Some(n) => self
+                        .checks
+                        .iter()
+                        .find(|c| n.parse() == Ok(c.line))
+                        .map(|c| (c.line, &c.mentions)),
+                    None => self
+                        .tests
+                        .iter()
+                        .rev()
+                        .find(|t| t.name == id)
+                        .map(|t| (t.line, &t.mentions)),
+                }
+            } else if r.file.replace('\\', "/") == file {
+                self.tests
+                    .iter()
+                    .find(|t| (t.first..=t.line).contains(&r.line))
+                    .map(|t| (t.line, &t.mentions))
+            } else {
+                None
+            };
+            let Some((line, mentions)) = place else {
+                made += 1;
+                continue;
+            };
+            r.shown = format!("{shown_file}:{line}");
+            r.calls.retain(|c| mentions.contains(c));
+            r.broke.retain(|b| mentions.contains(&b.function));
+            kept.push(r);
+        }
+        (Run { tests: kept, ..run }, made)
     }
 }
 
@@ -288,15 +465,34 @@ pub fn figure(
         ],
         spec: tests,
     };
-    let start = Instant::now();
-    let on_wheat = bench.run(wheat, WHEAT_TIMEOUT)?;
-    let took = start.elapsed();
     let shown_file = shown(root, &file);
+    let outline = bench.outline()?;
+    let start = Instant::now();
+    let first = bench.run(wheat, WHEAT_TIMEOUT, &Plan::default())?;
+    let took = start.elapsed();
+    let tests_file = bench
+        .rel
+        .file_name()
+        .unwrap_or_default()
+        .to_string_lossy()
+        .into_owned();
+    let (mut on_wheat, made) = outline.sift(first, &tests_file, &shown_file, script);
+    let mut notes = Vec::new();
+    if made > 0 {
+        notes.push(format!(
+            "{made} test{} made at collection outside the test functions written in {shown_file} {} not counted",
+            if made == 1 { "" } else { "s" },
+            if made == 1 { "is" } else { "are" }
+        ));
+    }
+    if let Some(e) = &outline.error {
+        notes.push(format!("{shown_file} could not be outlined ({e})"));
+    }
     if on_wheat.tests.is_empty() {
         let why = match on_wheat.collect_errors.first() {
             Some(e) => format!(
                 "{shown_file} does not load on a correct implementation: {}",
-                last_lines(e, 1)
+                collect_error_kind(e)
             ),
             None if on_wheat.timed_out => format!(
                 "{shown_file} did not finish within {} s on a correct implementation",
@@ -306,102 +502,226 @@ pub fn figure(
             None => format!("{shown_file} has no tests pytest can find"),
         };
         let mut f = spec.figure(FigureState::Short, why);
-        if !on_wheat.print_only.is_empty() {
-            f.lines.push(print_only_line(&on_wheat.print_only));
+        f.lines.extend(notes);
+        if !outline.print_only.is_empty() {
+            f.lines.push(print_only_line(&outline.print_only));
         }
         return Ok(f);
     }
     let timeout = (took * 3).clamp(Duration::from_secs(10), WHEAT_TIMEOUT);
-    // A test that does not finish on the wheat is wrong and can catch nothing: the later runs
-    // leave it out rather than wait for it again.
-    let hung: Vec<&str> = on_wheat
+    // The tests that passed on the wheat, confirmed by a run of exactly those: the same run,
+    // on each chaff, catches it when it fails. The tests' own claims decide nothing.
+    let mut passed: Vec<String> = Vec::new();
+    for r in &on_wheat.tests {
+        let id = r.test.clone().unwrap_or_default();
+        if r.outcome == "passed" && !passed.contains(&id) {
+            passed.push(id);
+        }
+    }
+    passed.retain(|id| on_wheat.passed(id));
+    // Checks that did not finish on the wheat are left out after (script style; a pytest
+    // run names the tests it runs).
+    let skip: Vec<String> = if script {
+        on_wheat
+            .tests
+            .iter()
+            .filter(|r| r.outcome != "passed")
+            .filter(|r| r.message.contains("did not finish"))
+            .filter_map(|r| r.test.clone())
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let plan = Plan {
+        must_pass: Some(passed.clone()),
+        skip,
+    };
+    let confirmed = if passed.is_empty() {
+        true
+    } else if passed.len() > MOST_TESTS {
+        notes.push(format!(
+            "{} tests pass on a correct implementation by their own account, more than the {MOST_TESTS} broadside confirms: none is counted",
+            passed.len()
+        ));
+        false
+    } else {
+        let holds = bench.holds(wheat, timeout, &plan)?;
+        if !holds {
+            notes.push(
+                "the tests that passed on a correct implementation did not all pass when run again by themselves: none is counted (tests that depend on the order they run in, on randomness or on the clock, or that end their own process, are not confirmed)"
+                    .to_string(),
+            );
+        }
+        holds
+    };
+    if !confirmed {
+        for r in &mut on_wheat.tests {
+            if r.outcome == "passed" {
+                r.outcome = "failed".into();
+                r.message = String::new();
+            }
+        }
+    }
+    let failing: Vec<String> = on_wheat
         .tests
         .iter()
-        .filter(|r| r.message.contains("DidNotFinishError"))
-        .filter_map(|r| r.test.as_deref())
+        .filter(|r| r.outcome == "failed")
+        .filter_map(|r| r.test.clone())
         .collect();
-    let mut bench = bench;
-    bench.env.push((
-        "BROADSIDE_MARKING_SKIP".into(),
-        serde_json::to_string(&hung).unwrap_or_else(|_| "[]".into()),
-    ));
-    let bench = bench;
     let mut readings = Vec::new();
     for r in &bench.spec.readings {
+        let source = format!("{wheat}\n{}", r.source);
+        let first = bench.run(&source, timeout, &Plan::default())?;
+        let (claims, _) = outline.sift(first, &tests_file, &shown_file, script);
+        let mut right: Vec<String> = failing
+            .iter()
+            .filter(|id| claims.passed(id))
+            .cloned()
+            .collect();
+        right.dedup();
+        let holds = !right.is_empty()
+            && right.len() <= MOST_TESTS
+            && bench.holds(
+                &source,
+                timeout,
+                &Plan {
+                    must_pass: Some(right.clone()),
+                    skip: plan.skip.clone(),
+                },
+            )?;
+        let tests = if holds {
+            claims
+                .tests
+                .into_iter()
+                .filter(|c| c.test.as_ref().is_some_and(|t| right.contains(t)))
+                .collect()
+        } else {
+            Vec::new()
+        };
         readings.push((
             r.decision.clone(),
-            bench.run(&format!("{wheat}\n{}", r.source), timeout)?,
+            Run {
+                tests,
+                ..Run::default()
+            },
         ));
     }
     let mut chaff_runs = Vec::new();
     for c in &bench.spec.chaffs {
-        chaff_runs.push(bench.run(&format!("{wheat}\n{}", c.source), timeout)?);
+        let caught = confirmed
+            && !passed.is_empty()
+            && bench.fails(&format!("{wheat}\n{}", c.source), timeout, &plan)?;
+        chaff_runs.push(Run {
+            caught: Some(caught),
+            ..Run::default()
+        });
     }
     let mut f = judge(spec, tests, &shown_file, &on_wheat, &readings, &chaff_runs);
+    f.lines.extend(notes);
     f.lines.extend(reads_the_implementation(root, &file, tests));
-    if !on_wheat.print_only.is_empty() {
-        f.lines.push(print_only_line(&on_wheat.print_only));
+    if !outline.print_only.is_empty() {
+        f.lines.push(print_only_line(&outline.print_only));
     }
     Ok(f)
 }
 
-/// A test's id as a student may see it: its parameters (which a test can fill with anything,
-/// the implementation under test's source among it) cut to `[…]`.
-fn display_id(id: &str) -> String {
-    match id.find('[') {
-        Some(i) => format!("{}[…]", &id[..i]),
-        None => id.to_string(),
+/// What a test file that does not load says in a view a student sees: the kind of error
+/// only (`SyntaxError`), never its text, which a test file can fill with the wheat's source.
+fn collect_error_kind(error: &str) -> String {
+    let last = last_lines(error, 1);
+    match known_exception(&last) {
+        Some(kind) => kind.to_string(),
+        None => "it raised an error while pytest collected it".to_string(),
     }
 }
 
-/// What a failure on the wheat may say in a view a student sees: where and which exception
-/// (`test_battleships.py:96: AssertionError`), never the text a test chose, which could
-/// carry the wheat's source.
-fn safe_message(message: &str) -> String {
-    let located = regex::Regex::new(r"^[\w./-]+:\d+: ([\w.]+)$").expect("a valid pattern");
-    let typed = regex::Regex::new(r"^([A-Z]\w*(?:Error|Exception|Exit|Interrupt))\b")
-        .expect("a valid pattern");
-    if message.contains("DidNotFinishError") {
-        "it did not finish within 10 s".to_string()
-    } else if located.is_match(message.trim()) {
-        message.trim().to_string()
-    } else if let Some(c) = typed.captures(message.trim()) {
-        c[1].to_string()
-    } else {
-        String::new()
-    }
+/// The name of a builtin exception (or pytest's `Failed`) a message starts with, or that
+/// follows a `file:line: ` prefix: a fixed list, so no name a test made up reaches a view.
+fn known_exception(message: &str) -> Option<&'static str> {
+    const KNOWN: &[&str] = &[
+        "AssertionError",
+        "AttributeError",
+        "ImportError",
+        "IndexError",
+        "KeyError",
+        "ModuleNotFoundError",
+        "NameError",
+        "NotImplementedError",
+        "RecursionError",
+        "RuntimeError",
+        "StopIteration",
+        "SyntaxError",
+        "IndentationError",
+        "TypeError",
+        "UnboundLocalError",
+        "ValueError",
+        "ZeroDivisionError",
+        "Failed",
+    ];
+    let message = message.trim();
+    let message = regex::Regex::new(r"^[^\s:]+:\d+: ")
+        .expect("a valid pattern")
+        .replace(message, "");
+    KNOWN.iter().copied().find(|k| {
+        message.starts_with(k)
+            && message[k.len()..]
+                .chars()
+                .next()
+                .is_none_or(|c| !(c.is_alphanumeric() || c == '_'))
+    })
 }
 
-/// Lines of the tests (and any `conftest.py`) that look at the implementation's source or at
-/// broadside's files instead of its behaviour: a suite can tell the wheat from a chaff that
-/// way, so the marker is told where. Tests run in the same process as what they test, so
-/// nothing stops them; this says where to look.
+/// Lines of the student's Python files that run with the tests (the tests file, any
+/// `conftest.py`, helper modules; not the module under test, which the runs replace) that
+/// look at the implementation's source or broadside's files instead of its behaviour, or that
+/// end their own process or build code at run time: a suite can tell the wheat from a chaff
+/// that way, or make a run look as it likes, so the marker is told where. Tests run in the
+/// same process as what they test, so nothing stops them; this says where to look.
 fn reads_the_implementation(root: &Path, tests_file: &Path, tests: &TestsSpec) -> Vec<String> {
     let module = regex::escape(&tests.module);
-    let pattern = format!(
-        r"(?i)(getsource|getsourcelines|hashlib|__file__|broadside|open\s*\([^)]*{module}|read_text\s*\()"
+    let reads = format!(
+        r"(?i)(getsource|getsourcelines|getfile|hashlib|__file__|__code__|co_firstlineno|co_code|__loader__|get_source|broadside|\binspect\b|\blinecache\b|\bimportlib\b|\bmarshal\b|\bimport\s+dis\b|\bdis\.|\bFileIO\b|\bos\.open\b|\bos\.read\b|\bgetsize\b|\bstat\s*\(|read_bytes|read_text\s*\(|sys\.modules|open\s*\([^)]*{module})"
     );
-    let Ok(looks) = regex::Regex::new(&pattern) else {
+    let ends = r"(\bimport\s+__main__\b|\bfrom\s+__main__\b|\b_getframe\b|\bf_back\b|\bf_globals\b|\bgc\.|\b_exit\b|\bsys\.exit\b|\bos\.kill\b|\bkillpg\b|\bsignal\.|\babort\s*\(|\b__import__\b|\bexec\s*\(|\beval\s*\(|\bcompile\s*\(|\bsetprofile\b|\bsettrace\b)";
+    let (Ok(reads), Ok(ends)) = (regex::Regex::new(&reads), regex::Regex::new(ends)) else {
         return Vec::new();
     };
+    let module_file = format!("{}.py", tests.module).to_lowercase();
     let mut files = vec![tests_file.to_path_buf()];
-    files.extend(find(root, "conftest.py"));
+    for other in find(root, "*.py") {
+        let name = other
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .to_lowercase();
+        if other != tests_file && name != module_file {
+            files.push(other);
+        }
+    }
     let mut out = Vec::new();
     for file in files {
         let text = read_lossy(&file);
-        let at: Vec<String> = text
-            .lines()
-            .enumerate()
-            .filter(|(_, l)| looks.is_match(l))
-            .map(|(i, _)| (i + 1).to_string())
-            .take(6)
-            .collect();
-        if !at.is_empty() {
-            out.push(format!(
-                "{} reads source files or broadside's own files (line {}): the marker should check that its tests judge behaviour",
-                shown(root, &file),
-                at.join(", ")
-            ));
+        for (pattern, what) in [
+            (&reads, "reads source files or broadside's own files"),
+            (
+                &ends,
+                "ends its own process, reaches into the process's other code, or builds or watches code at run time",
+            ),
+        ] {
+            let at: Vec<String> = text
+                .lines()
+                .enumerate()
+                .filter(|(_, l)| pattern.is_match(l))
+                .map(|(i, _)| (i + 1).to_string())
+                .take(6)
+                .collect();
+            if !at.is_empty() {
+                out.push(format!(
+                    "{} {what} (line {}): the marker should check that its tests judge behaviour",
+                    shown(root, &file),
+                    at.join(", ")
+                ));
+            }
         }
     }
     out
@@ -418,6 +738,29 @@ fn print_only_line(lines: &[u32]) -> String {
         at.join(", "),
         if lines.len() > 8 { ", …" } else { "" }
     )
+}
+
+/// Lines of one kind, one per test (by where it is written), at most [`MOST_LINES`].
+#[derive(Default)]
+struct Listed {
+    keys: BTreeSet<String>,
+    lines: Vec<String>,
+}
+
+impl Listed {
+    fn add(&mut self, key: String, line: String) {
+        if self.keys.insert(key) {
+            self.lines.push(line);
+        }
+    }
+
+    fn into_lines(self, what: &str, out: &mut Vec<String>) {
+        let more = self.lines.len().saturating_sub(MOST_LINES);
+        out.extend(self.lines.into_iter().take(MOST_LINES));
+        if more > 0 {
+            out.push(format!("… and {more} more {what}"));
+        }
+    }
 }
 
 /// The figure from the runs: tests right on the wheat (or a reading), chaffs caught.
@@ -437,7 +780,15 @@ pub(super) fn judge(
         }
     }
     let good: BTreeSet<&str> = ids.iter().copied().filter(|id| wheat.passed(id)).collect();
-    let mut lines = Vec::new();
+    let shown_as = |id: &str| -> String {
+        wheat
+            .outcome(id)
+            .map(|r| r.shown.clone())
+            .unwrap_or_default()
+    };
+    // Each kind of line names a test (all its cases) once, and lists at most MOST_LINES.
+    let mut readings_lines = Listed::default();
+    let mut wrong_lines = Listed::default();
     let mut wrong = 0;
     for id in &ids {
         if good.contains(id) {
@@ -448,30 +799,33 @@ pub(super) fn judge(
             continue;
         }
         if let Some((decision, _)) = readings.iter().find(|(_, run)| run.passed(id)) {
-            lines.push(format!(
-                "{} follows the accepted other reading `{decision}` (right, but it catches no buggy version)",
-                display_id(id)
-            ));
+            readings_lines.add(
+                shown_as(id),
+                format!(
+                    "{} follows the accepted other reading `{decision}` (right, but it catches no buggy version)",
+                    shown_as(id)
+                ),
+            );
             continue;
         }
         wrong += 1;
-        let why = record.map(|r| safe_message(&r.message)).unwrap_or_default();
-        let why = if why.is_empty() {
-            why
+        let message = record.map(|r| r.message.as_str()).unwrap_or_default();
+        let why = if message.contains("did not finish") || message.contains("DidNotFinishError") {
+            ": it did not finish within 10 s".to_string()
         } else {
-            format!(": {why}")
+            known_exception(message)
+                .map(|k| format!(": {k}"))
+                .unwrap_or_default()
         };
-        lines.push(format!(
-            "{}{} fails on a correct implementation, so it is wrong{}",
-            display_id(id),
-            if id.starts_with("line ") {
-                String::new()
-            } else {
-                format!(" (line {})", record.map_or(0, |r| r.line))
-            },
-            why
-        ));
+        wrong_lines.add(
+            shown_as(id),
+            format!(
+                "{} fails on a correct implementation, so it is wrong{why}",
+                shown_as(id)
+            ),
+        );
     }
+    let mut broke_lines = Listed::default();
     let mut broke = 0;
     for r in &wheat.tests {
         for b in &r.broke {
@@ -481,12 +835,13 @@ pub(super) fn judge(
                 .iter()
                 .find(|a| a.function == b.function)
                 .map_or("", |a| a.clause.as_str());
-            lines.push(format!(
-                "{} calls {}, which breaks what the handout lets {} assume ({clause})",
-                display_id(r.test.as_deref().unwrap_or_default()),
-                b.call,
-                b.function
-            ));
+            broke_lines.add(
+                format!("{}\t{}", r.shown, b.function),
+                format!(
+                    "{} calls {} with arguments that break what the handout lets {} assume ({clause})",
+                    r.shown, b.function, b.function
+                ),
+            );
         }
     }
     let calls = |id: &str| -> Vec<String> {
@@ -495,13 +850,31 @@ pub(super) fn judge(
             .map(|r| r.calls.clone())
             .unwrap_or_default()
     };
+    let mut idle_lines = Listed::default();
+    let busy: BTreeSet<String> = good
+        .iter()
+        .filter(|id| !calls(id).is_empty())
+        .map(|id| shown_as(id))
+        .collect();
     for id in &good {
-        if calls(id).is_empty() {
-            lines.push(format!(
-                "{} calls none of the testable functions itself",
-                display_id(id)
-            ));
+        if !busy.contains(&shown_as(id)) {
+            idle_lines.add(
+                shown_as(id),
+                format!(
+                    "{} calls none of the testable functions itself",
+                    shown_as(id)
+                ),
+            );
         }
+    }
+    let mut lines = Vec::new();
+    for (listed, what) in [
+        (wrong_lines, "tests wrong"),
+        (broke_lines, "calls that break an assumption"),
+        (readings_lines, "tests that follow another reading"),
+        (idle_lines, "tests that call none of the testable functions"),
+    ] {
+        listed.into_lines(what, &mut lines);
     }
     let mut per: BTreeMap<&str, FunctionTests> = BTreeMap::new();
     for f in &tests.functions {
@@ -518,7 +891,9 @@ pub(super) fn judge(
     }
     let mut caught_total = 0;
     for (chaff, run) in tests.chaffs.iter().zip(chaffs) {
-        let caught = good.iter().any(|id| !run.passed(id));
+        let caught = run
+            .caught
+            .unwrap_or_else(|| good.iter().any(|id| !run.passed(id)));
         let Some(row) = per.get_mut(chaff.function.as_str()) else {
             continue;
         };
@@ -580,4 +955,54 @@ pub(super) fn judge(
     ]);
     f.functions = functions;
     f
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Reading the module under test another way than `open` (importlib, raw file objects
+    /// and descriptors, the code object) or reaching the grader's runner is flagged, in the
+    /// tests file and in a helper module; the module under test itself is not read.
+    #[test]
+    fn reading_the_module_through_importlib_or_raw_files_is_flagged() {
+        let scheme = super::super::scheme::bundled("solo-10x10").expect("a bundled scheme");
+        let tests = scheme.tests.expect("solo-10x10 has a tests figure");
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let file = root.join("test_battleships.py");
+        std::fs::write(
+            &file,
+            "import importlib.util\nfrom battleships import *\n\n\ndef test_a():\n    assert hit\n",
+        )
+        .unwrap();
+        std::fs::write(
+            root.join("helpers.py"),
+            "import io, os\nA = io.FileIO('x').read()\nB = os.read(os.open('x', 0), 9)\nC = hit.__code__.co_code\n",
+        )
+        .unwrap();
+        std::fs::write(root.join("battleships.py"), "import inspect\n").unwrap();
+        let lines = reads_the_implementation(root, &file, &tests);
+        assert_eq!(
+            lines,
+            [
+                "test_battleships.py reads source files or broadside's own files (line 1): the marker should check that its tests judge behaviour",
+                "helpers.py reads source files or broadside's own files (line 2, 3, 4): the marker should check that its tests judge behaviour",
+            ],
+            "{lines:#?}"
+        );
+    }
+
+    #[test]
+    fn only_known_exception_names_are_shown() {
+        assert_eq!(
+            known_exception("test_x.py:12: AssertionError"),
+            Some("AssertionError")
+        );
+        assert_eq!(known_exception("KeyError: 'x'"), Some("KeyError"));
+        assert_eq!(known_exception("Failed: anything at all"), Some("Failed"));
+        assert_eq!(known_exception("AssertionErrorLEAK def is_sunk"), None);
+        assert_eq!(known_exception("Def_is_sunk_Error: x"), None);
+        assert_eq!(known_exception("test_x.py:12: DefIsSunkError"), None);
+    }
 }

@@ -265,11 +265,6 @@ class Remote:
         out = tuple(obj if c is None else self.decode(v, memo) for obj, c, v in zip(objs, cids, got))
         return out[0] if len(out) == 1 else out
 
-    def same(self, a, b):
-        """Whether two values this process received are one object in the executor."""
-        x, y = self.origin.get(id(a)), self.origin.get(id(b))
-        return x is not None and y is not None and x[0] is a and y[0] is b and x[1] == y[1]
-
     def send(self, v, made):
         known = self.origin.get(id(v))
         if known is not None and known[0] is v:
@@ -392,13 +387,14 @@ class Remote:
             os.kill(os.getpid(), sig)
         os._exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 1)
 
-    def broken(self, what):
-        """The executor broke its side of the channel: the submission's code wrote to it or
-        replaced it. The driver ends as a crash, with why on its error output."""
+    def broken(self, what, how="broke the driver's channel to it"):
+        """The executor broke its side of the channel (the submission's code wrote to it or
+        replaced it) or did not do as told. The driver ends as a crash, with why on its
+        error output."""
         os.kill(self.pid, signal.SIGKILL)
         # fd 2 itself: sys.stderr is the request's capture now.
-        os.write(2, "broadside: the submission's process broke the driver's channel to it: "
-                 "{}\n".format(what).encode("utf-8", "replace"))
+        os.write(2, "broadside: the submission's process {}: {}\n".format(how, what).encode(
+            "utf-8", "replace"))
         os._exit(1)
 
 
@@ -442,6 +438,25 @@ class Step:
 
 SKIPPED = object()
 FETCH = "$fetch"
+# A plan's step `(POKE, container, marker, add)`: the executor adds the marker to a list or a
+# set (or takes it out again), through the base type's own method, and answers None; any
+# other value it leaves alone. The judge tells sharing apart by where a marker then shows.
+POKE = "$poke"
+
+
+def poke(container, marker, add):
+    """The executor's side of a POKE step (see `Colab.independent`)."""
+    if isinstance(container, list):
+        if add:
+            list.append(container, marker)
+        else:
+            try:
+                list.remove(container, marker)
+            except Exception:  # not there, or an element's == raised: nothing to take out
+                pass
+    elif isinstance(container, set):
+        (set.add if add else set.discard)(container, marker)
+    return None
 
 
 def outcome(item):
@@ -599,7 +614,12 @@ class Executor:
                 out.append({"skipped": True})
                 continue
             try:
-                value = args[0] if step["fn"] == FETCH else self.call(step["fn"], *args)
+                if step["fn"] == FETCH:
+                    value = args[0]
+                elif step["fn"] == POKE:
+                    value = poke(*args)
+                else:
+                    value = self.call(step["fn"], *args)
                 raw.append(value)
                 try:
                     out.append({"ok": True, "value": self.encode(value, set(), [ENCODE_LIMIT], 0)})
@@ -929,6 +949,62 @@ class Colab:
             return {"outcome": "ok", "value": self.ship_at(pos)}
         raise StudentError("unsupported", "colab-6x6 has no query `{}`".format(q))
 
+    # Off-board cells the independent-games probe adds, one object each, to see where they
+    # show: the first game's set of shots, the caller's lists, the first game's lists.
+    MARKERS = ((-1, -1), (-2, -2), (-3, -3))
+
+    def independent(self):
+        """Two games from one ships dictionary and a shot at the first: the second game's
+        shots and the dictionary passed in must be unchanged, and no list or set shared.
+
+        Sharing is judged by value, never by what the executor says is one object (the
+        executor is the student's process and may say anything). The executor is told, in
+        one plan, to read the games and the dictionary, to add a marker to the first game's
+        shots, to each list of the dictionary and to each list of the first game, to read
+        them again, and to take the markers out. A marker that shows where it was not added
+        is sharing; one missing where it was added (the object was a list or a set when read)
+        is an executor that did not do as told, which ends the submission's process (a
+        crash), never a pass."""
+        ships = {n: list(c) for n, c in self.cells.items()}
+        first = self.sub.call("create_game", self.size, ships)
+        second = self.sub.call("create_game", self.size, ships)
+        # A ship's first cell, or (0, 0) when the fleet is empty.
+        target = ships[self.names[0]][0] if self.names else (0, 0)
+        self.sub.call("fire", first, target)
+        shots_marker, callers_marker, firsts_marker = self.MARKERS
+        read = [((FETCH, first), None), ((FETCH, second), None), ((FETCH, ships), None)]
+        pokes = ([(Step(0, "shots"), shots_marker)]
+                 + [(Step(2, n), callers_marker) for n in self.names]
+                 + [(Step(0, "ships", n), firsts_marker) for n in self.names])
+        got = self.sub.plan(read + [((POKE, at, m, True), None) for at, m in pokes] + read
+                            + [((POKE, at, m, False), None) for at, m in pokes])
+        before = [outcome(v) for v in got[:3]]
+        after = [outcome(v) for v in got[3 + len(pokes):6 + len(pokes)]]
+        first, second, passed = before
+        # Read as a game is read everywhere: one that is not a dict fails here.
+        first["shots"], second["shots"]
+        for at, marker in pokes:
+            was, now = reach(before[at.step], at.index), reach(after[at.step], at.index)
+            if isinstance(was, (list, set)) and not (type(now) is type(was) and marker in now):
+                where = ("the first game", None, "the ships passed in")[at.step] + "".join(
+                    "[{!r}]".format(k) for k in at.index)
+                self.sub.broken("told to add {} to {}, it answered {!r}".format(
+                    marker, where, now)[:300], "did not do as the driver's judge told it")
+        problems = []
+        if holds(reach(after[1], ["shots"]), shots_marker):
+            problems.append("both games share one set of shots")
+        if second["shots"]:
+            problems.append("a shot at the first game shows in the second: {!r}".format(second["shots"]))
+        for n in self.names:
+            mine, theirs = reach(after[0], ["ships", n]), reach(after[1], ["ships", n])
+            if (holds(mine, callers_marker) or holds(theirs, callers_marker)
+                    or holds(theirs, firsts_marker)):
+                problems.append("the {} list is shared, not copied".format(n))
+                break
+        if {n: list(c) for n, c in passed.items()} != self.cells:
+            problems.append("the ships dictionary passed in was changed")
+        return verdict(problems)
+
     def probe(self, req):
         name = req["probe"]
         if name == "new-game-shape":
@@ -943,26 +1019,7 @@ class Colab:
                 problems.append('game["shots"] is {!r}, not an empty set'.format(game["shots"]))
             return verdict(problems)
         if name == "independent-games":
-            ships = {n: list(c) for n, c in self.cells.items()}
-            first = self.sub.call("create_game", self.size, ships)
-            second = self.sub.call("create_game", self.size, ships)
-            # A ship's first cell, or (0, 0) when the fleet is empty.
-            target = ships[self.names[0]][0] if self.names else (0, 0)
-            self.sub.call("fire", first, target)
-            # One read of all three: objects they share come back shared.
-            first, second, passed = self.sub.fresh(first, second, ships)
-            problems = []
-            if first["shots"] is second["shots"]:
-                problems.append("both games share one set of shots")
-            if second["shots"]:
-                problems.append("a shot at the first game shows in the second: {!r}".format(second["shots"]))
-            for n in self.names:
-                if first["ships"][n] is passed[n] or first["ships"][n] is second["ships"][n]:
-                    problems.append("the {} list is shared, not copied".format(n))
-                    break
-            if {n: list(c) for n, c in passed.items()} != self.cells:
-                problems.append("the ships dictionary passed in was changed")
-            return verdict(problems)
+            return self.independent()
         if name == "questions-change-nothing":
             game = self.create()
             self.sub.call("fire", game, tuple(self.cells[self.names[0]][0]) if self.names else (0, 0))
@@ -977,6 +1034,21 @@ class Colab:
             return verdict([] if before == after else [
                 "asking questions changed the game: before {!r}, after {!r}".format(before, after)])
         raise StudentError("unsupported", "colab-6x6 has no probe `{}`".format(name))
+
+
+def reach(value, path):
+    """`value[k1][k2]...` along `path`, or None where a step cannot be taken."""
+    try:
+        for k in path:
+            value = value[k]
+    except Exception:
+        return None
+    return value
+
+
+def holds(value, marker):
+    """Whether a list or set read from the executor holds `marker`."""
+    return isinstance(value, (list, set)) and marker in value
 
 
 def detail(answer, key, compute):

@@ -537,6 +537,82 @@ fn a_module_that_patches_the_driver_gains_nothing() {
     assert!(why.contains("shared, not copied"), "{why}");
 }
 
+/// Grades `path` (a `python:` target) on every published colab-6x6 scenario; nothing it
+/// started may be left running.
+fn grade_colab(path: &str) -> (Vec<ScenarioResult>, Vec<Fault>) {
+    let all = broadside::published::load("colab-6x6", &SpecSet::builtin()).unwrap();
+    let mut t = python::target(camino::Utf8Path::new(path)).unwrap();
+    let graded = run_submission(&all, &mut t, &mut Quiet);
+    assert!(t.finish().is_empty(), "{path}: something was still running");
+    graded
+}
+
+fn not_passed(results: &[ScenarioResult]) -> Vec<&str> {
+    results
+        .iter()
+        .filter(|r| r.status != Status::Passed)
+        .map(|r| r.path.rsplit('/').next().unwrap_or(&r.path))
+        .collect()
+}
+
+fn points(results: &[ScenarioResult]) -> (f64, u32) {
+    (
+        results.iter().map(|r| r.points).sum(),
+        results.iter().map(|r| r.max_points).sum(),
+    )
+}
+
+#[test]
+fn patched_fetch_cannot_hide_shared_fleet_lists() {
+    // The executor, patched to answer every object of a `fetch` on its own, never says two
+    // objects are one; the judge once asked it whether a game's list was the caller's and so
+    // gave full marks. It now tells sharing by value (a marker added through one object shows
+    // through the other), so the patched code scores what the honest code with the bug does.
+    let (honest, faults) = grade_colab("fixtures/submissions/colab-6x6/game-stores-callers-lists");
+    assert!(faults.is_empty(), "{faults:?}");
+    let (patched, faults) = grade_colab(&format!("{CORPUS}/patch_fetch_copies.py"));
+    assert!(faults.is_empty(), "{faults:?}");
+    assert_eq!(
+        not_passed(&patched),
+        ["16-create-game-independent-games.toml"]
+    );
+    assert_eq!(not_passed(&patched), not_passed(&honest));
+    let probe = patched
+        .iter()
+        .find(|r| r.path.ends_with("16-create-game-independent-games.toml"))
+        .unwrap();
+    assert_eq!(probe.status, Status::Failed, "{:?}", probe.fault);
+    let why = format!("{:?}", probe.divergence);
+    assert!(why.contains("shared, not copied"), "{why}");
+    let (got, max) = points(&patched);
+    assert_eq!((got, max), points(&honest), "the patch gains nothing");
+    assert!(got < f64::from(max), "{got} of {max}");
+}
+
+#[test]
+fn an_executor_that_skips_the_judges_adds_is_a_crash() {
+    // The judge tells the executor to add a marker to a list and looks for it there: an
+    // executor that skips the add (so no marker shows where it should not, and shared lists
+    // would go unseen) has not done as told, which is the submission's crash, not a pass.
+    let (results, faults) = grade_colab(&format!("{CORPUS}/patch_skip_pokes.py"));
+    assert!(faults.is_empty(), "{faults:?}");
+    assert_eq!(
+        not_passed(&results),
+        ["16-create-game-independent-games.toml"]
+    );
+    let probe = results
+        .iter()
+        .find(|r| r.path.ends_with("16-create-game-independent-games.toml"))
+        .unwrap();
+    assert_eq!(fault_of(probe), FaultKind::Crash, "{:?}", probe.fault);
+    let message = &probe.fault.as_ref().unwrap().message;
+    assert!(
+        message.contains("did not do as the driver's judge told it"),
+        "the crash says why: {message}"
+    );
+    assert_eq!(probe.points, 0.0);
+}
+
 #[test]
 fn five_children_under_the_limit_each_are_one_tree_over_it() {
     // As root this machine gives broadside a memory cgroup per child: the budget holds for

@@ -617,6 +617,127 @@ fn a_folder_name_that_is_not_utf8_is_graded_under_an_escaped_id() {
     assert_eq!(report["scenarios"][0]["status"], "passed", "{report}");
 }
 
+/// Issue 34: a folder named with the byte 0xff and one named `bad\xffutf8` in so many
+/// characters both wrote `--out/bad\xffutf8/`, the summary had two rows of one id, and
+/// `--resume` gave both whichever report was written last. The class is built here, at run
+/// time: a name that is not UTF-8 cannot be committed to git portably.
+#[test]
+fn colliding_names_get_their_own_report_folders() {
+    use std::os::unix::ffi::OsStrExt;
+    let (_keep, out) = tmp();
+    let class = tempfile::tempdir().unwrap();
+    // Each folder gets a sample with its own status in the one scenario, so a row showing
+    // another folder's report is seen. Keys: the folder as the summary spells it.
+    let folders: [(&[u8], &str, &str, &str); 3] = [
+        (
+            b"bad\xffutf8",
+            "hits-kept-as-count",
+            "bad\\xffutf8",
+            "error",
+        ),
+        (b"bad\\xffutf8", "correct", "bad\\\\xffutf8", "passed"),
+        (
+            b"evil\x1b[2Jname",
+            "hit-returns-ship-before-hit",
+            "evil\\u{1b}[2Jname",
+            "failed",
+        ),
+    ];
+    for (name, sample, _, _) in folders {
+        let dir = class.path().join(std::ffi::OsStr::from_bytes(name));
+        std::fs::create_dir(&dir).unwrap();
+        std::fs::copy(
+            format!("{CLASS}/{sample}/battleships.py"),
+            dir.join("battleships.py"),
+        )
+        .unwrap();
+    }
+    let suite = "fixtures/scenarios/solo-10x10/01-perfect-game.toml";
+    let class_dir = class.path().to_str().unwrap();
+    // Each row: its id, the folder it stands for, and its status in the summary and in
+    // the report in its own folder, which must be that folder's sample's.
+    let rows = |out: &Utf8Path| -> Vec<(String, String)> {
+        let summary = json(&out.join("summary.json"));
+        let mut seen = Vec::new();
+        for row in summary["submissions"].as_array().unwrap() {
+            let id = row["id"].as_str().unwrap().to_string();
+            let folder = row["folder"].as_str().unwrap_or(&id).to_string();
+            let (_, _, _, status) = folders
+                .iter()
+                .find(|f| f.2 == folder)
+                .unwrap_or_else(|| panic!("{folder:?} is no folder of the class: {summary}"));
+            let only = row["scenarios"].as_object().unwrap().values().next();
+            assert_eq!(only, Some(&Value::from(*status)), "{summary}");
+            let report = json(&out.join(&id).join("report.json"));
+            assert_eq!(report["scenarios"][0]["status"], *status, "{id}: {report}");
+            seen.push((id, folder));
+        }
+        seen
+    };
+    let (code, err) = grade(suite, class_dir, &out, &["--jobs", "2"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        !err.contains('\u{1b}'),
+        "a raw escape reached the terminal: {err:?}"
+    );
+    let first = rows(&out);
+    let expected = [
+        ("bad\\xffutf8", "bad\\\\xffutf8"),
+        ("bad\\xffutf8~2", "bad\\xffutf8"),
+        ("evil\\u{1b}[2Jname", "evil\\u{1b}[2Jname"),
+    ];
+    let expected: Vec<(String, String)> = expected
+        .iter()
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .collect();
+    assert_eq!(first, expected);
+    for (id, folder) in &expected {
+        let report = json(&out.join(id).join("report.json"));
+        assert_eq!(report["folder"], folder.as_str(), "{id}: {report}");
+    }
+    // The CSV says which folder an id stands for where the id alone does not.
+    let csv_text = std::fs::read_to_string(out.join("summary.csv")).unwrap();
+    let mut csv = csv::Reader::from_reader(csv_text.as_bytes());
+    assert_eq!(&csv.headers().unwrap()[1], "folder", "{csv_text}");
+    let folder_cells: Vec<String> = csv.records().map(|r| r.unwrap()[1].to_string()).collect();
+    assert_eq!(
+        folder_cells,
+        ["bad\\\\xffutf8", "bad\\xffutf8", ""],
+        "{csv_text}"
+    );
+    // Nothing broadside made in --out is named with a control character, or is not UTF-8.
+    for e in walkdir::WalkDir::new(&out) {
+        let e = e.unwrap();
+        let name = e.file_name().as_bytes();
+        assert!(
+            std::str::from_utf8(name).is_ok() && !name.iter().any(|b| *b < 0x20 || *b == 0x7f),
+            "{:?} made in --out",
+            e.path()
+        );
+    }
+    // Resumed, every report is reused, each for its own folder.
+    let before = std::fs::read_to_string(out.join("summary.json")).unwrap();
+    let (code, err) = grade(suite, class_dir, &out, &["--jobs", "2", "--resume"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("(3 resumed)"), "{err}");
+    assert_eq!(rows(&out), expected);
+    assert_eq!(
+        std::fs::read_to_string(out.join("summary.json")).unwrap(),
+        before
+    );
+    // A report folder holding another folder's report (as the race left it) is graded
+    // again, not reused.
+    std::fs::copy(
+        out.join("bad\\xffutf8~2/report.json"),
+        out.join("bad\\xffutf8/report.json"),
+    )
+    .unwrap();
+    let (code, err) = grade(suite, class_dir, &out, &["--jobs", "2", "--resume"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("(2 resumed)"), "{err}");
+    assert_eq!(rows(&out), expected);
+}
+
 #[test]
 fn the_game_started_ahead_that_no_scenario_plays_is_no_leak() {
     // Each dialogue starts the next game's JVM ahead; the last one is never played. It is

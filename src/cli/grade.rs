@@ -309,9 +309,14 @@ fn stale_reports(out: &Utf8Path, class: &[Submission], clean: bool) -> Result<()
     if stale.is_empty() {
         return Ok(());
     }
-    let names: Vec<&str> = stale.iter().filter_map(|p| p.file_name()).collect();
+    // An earlier version wrote folders named with control characters: never printed raw.
+    let names: Vec<String> = stale
+        .iter()
+        .filter_map(|p| p.file_name())
+        .map(printable)
+        .collect();
     if !clean {
-        let shown = names.iter().take(5).copied().collect::<Vec<_>>().join(", ");
+        let shown = names.iter().take(5).cloned().collect::<Vec<_>>().join(", ");
         let more = names.len().saturating_sub(5);
         let more = if more > 0 {
             format!(" and {more} more")

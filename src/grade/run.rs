@@ -118,7 +118,7 @@ fn grade_one(
 ) -> Option<Result<Graded, String>> {
     let dir = plan.out.join(&sub.id);
     if plan.resume
-        && let Some(report) = already_graded(&dir, digest, &plan.formats)
+        && let Some(report) = already_graded(&dir, digest, &plan.formats, &sub.folder)
     {
         return Some(Ok(Graded {
             id: sub.id.clone(),
@@ -186,6 +186,7 @@ fn grade_one(
     report.notes = notes;
     report.elapsed_ms = millis(start.elapsed());
     report.scenarios_digest = Some(digest.to_string());
+    report.folder = Some(sub.folder.clone());
     if let Err(e) = write_reports(&dir, &report, &plan.formats, plan.hidden) {
         return Some(Err(e));
     }
@@ -201,15 +202,18 @@ fn plan_digest(plan: &Plan<'_>) -> String {
     digest(plan.scenarios, &plan.settings)
 }
 
-/// The report in `dir` if it was graded under the same [`digest`] and every file `formats`
-/// asks for is there.
-fn already_graded(dir: &Utf8Path, want: &str, formats: &[Written]) -> Option<Report> {
+/// The report in `dir` if it was graded under the same [`digest`], from the submission
+/// folder spelled `folder` (an id may stand for another folder than last time: one added
+/// or removed that read the same), and every file `formats` asks for is there.
+fn already_graded(dir: &Utf8Path, want: &str, formats: &[Written], folder: &str) -> Option<Report> {
     let text = std::fs::read_to_string(dir.join("report.json")).ok()?;
     let report: Report = serde_json::from_str(&text).ok()?;
     let files_there = formats
         .iter()
         .all(|f| file_name(*f).is_none_or(|name| dir.join(name).is_file()));
-    (report.scenarios_digest.as_deref() == Some(want) && files_there).then_some(report)
+    let same = report.scenarios_digest.as_deref() == Some(want)
+        && report.folder.as_deref() == Some(folder);
+    (same && files_there).then_some(report)
 }
 
 /// SHA-256 (hex) over each scenario's path, file text, score and visibility, and `settings`

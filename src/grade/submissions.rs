@@ -6,8 +6,16 @@ use std::str::FromStr;
 /// One student's submission: a sub-folder of the submissions folder.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Submission {
-    /// The folder's name, used as the submission's id in reports and the summary.
+    /// Its id in reports and the summary, and the name of its report folder in `--out`:
+    /// the folder's name with control characters spelled `\u{1b}` and bytes that are not
+    /// UTF-8 spelled `\xNN`, and `~2`, `~3`… after it when another folder of the class
+    /// reads the same (see [`ids`]). Unique in the class, and never holds a control
+    /// character.
     pub id: String,
+    /// The folder's name spelled so that no two names read alike (see [`spelled`]): what
+    /// the id stands for, recorded in its report so `--resume` reuses a report only for
+    /// the folder it was made from.
+    pub folder: String,
     pub path: Utf8PathBuf,
 }
 
@@ -16,39 +24,104 @@ pub struct Submission {
 /// sorted by id. Files directly in `dir` are not submissions.
 ///
 /// A folder whose name is not UTF-8 (an archive unpacked with another encoding) is graded
-/// all the same: its id spells the stray bytes as `\xNN` (`caf\xe9`, unique as the bytes
-/// are), and its path is a link of that name to it in a temporary folder kept until
-/// [`drop_aliases`] (the targets copy the folder the link points to).
+/// all the same: its id spells the stray bytes as `\xNN` (`caf\xe9`), and its path is a
+/// link of that id to it in a temporary folder kept until [`drop_aliases`] (the targets
+/// copy the folder the link points to). Two folders whose ids read the same once
+/// case-folded and NFC-normalised (`bad\xffutf8` spelled out and a name with the byte
+/// 0xff; `Alice` and `alice`) get distinct ids, see [`ids`].
 ///
 /// Errors: `dir` is not a readable folder.
 pub fn discover(dir: &Utf8Path) -> Result<Vec<Submission>, String> {
+    use std::os::unix::ffi::OsStrExt;
     let entries = std::fs::read_dir(dir)
         .map_err(|e| format!("cannot read the submissions folder {dir}: {e}"))?;
-    let mut out = Vec::new();
+    let mut found = Vec::new();
     for entry in entries {
         let entry = entry.map_err(|e| format!("cannot read the submissions folder {dir}: {e}"))?;
         let name = entry.file_name();
-        let id = escaped(&name);
         // Hidden folders and the folder macOS archivers add are not submissions.
-        if id.starts_with('.') || id == "__MACOSX" || !entry.path().is_dir() {
+        if name.as_bytes().starts_with(b".") || name == "__MACOSX" || !entry.path().is_dir() {
             continue;
         }
+        found.push((name, entry.path()));
+    }
+    // Ids are handed out in the order of the names' bytes, whatever order the folder lists.
+    found.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+    let names: Vec<&[u8]> = found.iter().map(|(n, _)| n.as_bytes()).collect();
+    let mut out = Vec::new();
+    for ((name, full), id) in found.iter().zip(ids(&names)) {
         let path = match name.to_str() {
             Some(n) => dir.join(n),
-            None => alias(&entry.path(), &id)?,
+            None => alias(full, &id)?,
         };
-        out.push(Submission { id, path });
+        out.push(Submission {
+            folder: spelled(name.as_bytes()),
+            id,
+            path,
+        });
     }
     out.sort_by(|a, b| a.id.cmp(&b.id));
     Ok(out)
 }
 
-/// A file name as text: UTF-8 as it is, other bytes as `\xNN`.
-fn escaped(name: &std::ffi::OsStr) -> String {
-    use std::os::unix::ffi::OsStrExt;
+/// The ids of folders named `names` (sorted by their bytes): each name [`escaped`]; where
+/// several read the same once case-folded and NFC-normalised, the first in byte order keeps
+/// it and the others get `~2`, `~3`… in byte order, skipping any that would read the same
+/// as another folder's id. So ids are unique however the file system folds names, and the
+/// same class always gets the same ids.
+pub(crate) fn ids(names: &[&[u8]]) -> Vec<String> {
+    use std::collections::HashSet;
+    let plain: Vec<String> = names.iter().map(|n| escaped(n)).collect();
+    let mut taken: HashSet<String> = plain.iter().map(|p| folded(p)).collect();
+    let mut kept: HashSet<String> = HashSet::new();
+    plain
+        .into_iter()
+        .map(|p| {
+            if kept.insert(folded(&p)) {
+                return p;
+            }
+            let mut k = 2;
+            loop {
+                let candidate = format!("{p}~{k}");
+                if taken.insert(folded(&candidate)) {
+                    break candidate;
+                }
+                k += 1;
+            }
+        })
+        .collect()
+}
+
+/// `id` as the collision check compares it: NFC-normalised and lower-cased (a file system
+/// that folds case or normalises names would store two such ids in one folder).
+fn folded(id: &str) -> String {
+    use unicode_normalization::UnicodeNormalization;
+    id.nfc().flat_map(char::to_lowercase).nfc().collect()
+}
+
+/// A file name as an id: UTF-8 as it is except control characters, spelled `\u{1b}`;
+/// other bytes as `\xNN`. A literal `\` stays, so two names may read the same: [`ids`]
+/// tells them apart.
+fn escaped(name: &[u8]) -> String {
+    spell(name, false)
+}
+
+/// A file name spelled so that no two names read alike: as [`escaped`], with every `\` of
+/// the name doubled, so `\xff` is the byte 0xff and `\\xff` the four characters `\xff`.
+pub(crate) fn spelled(name: &[u8]) -> String {
+    spell(name, true)
+}
+
+fn spell(name: &[u8], double_backslash: bool) -> String {
     let mut out = String::new();
-    for chunk in name.as_bytes().utf8_chunks() {
-        out.push_str(chunk.valid());
+    for chunk in name.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            match c {
+                '\\' if double_backslash => out.push_str("\\\\"),
+                c if c.is_control() => out.push_str(&format!("\\u{{{:x}}}", u32::from(c))),
+                c => out.push(c),
+            }
+        }
         for b in chunk.invalid() {
             out.push_str(&format!("\\x{b:02x}"));
         }
@@ -265,6 +338,7 @@ mod tests {
         (0..n)
             .map(|i| Submission {
                 id: format!("s{i:02}"),
+                folder: format!("s{i:02}"),
                 path: format!("x/s{i:02}").into(),
             })
             .collect()
@@ -346,6 +420,42 @@ mod tests {
             err.contains("JOB_COMPLETION_INDEX") && err.contains("K/N"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn names_alike_once_folded_get_suffixes_in_byte_order() {
+        let names: [&[u8]; 7] = [
+            b"Alice",
+            b"alice",
+            b"alice~2",
+            b"bad\\xffutf8",
+            b"bad\xffutf8",
+            "cafe\u{301}".as_bytes(),
+            "caf\u{e9}".as_bytes(),
+        ];
+        let mut sorted = names.to_vec();
+        sorted.sort();
+        assert_eq!(sorted, names, "the test lists the names in byte order");
+        assert_eq!(
+            ids(&names),
+            [
+                "Alice",
+                "alice~3",
+                "alice~2",
+                "bad\\xffutf8",
+                "bad\\xffutf8~2",
+                "cafe\u{301}",
+                "caf\u{e9}~2",
+            ]
+        );
+    }
+
+    #[test]
+    fn ids_escape_control_characters_and_spellings_never_read_alike() {
+        assert_eq!(ids(&[b"evil\x1b[2J\n"]), ["evil\\u{1b}[2J\\u{a}"]);
+        assert_eq!(spelled(b"bad\xffutf8"), "bad\\xffutf8");
+        assert_eq!(spelled(b"bad\\xffutf8"), "bad\\\\xffutf8");
+        assert_eq!(spelled(b"tab\there"), "tab\\u{9}here");
     }
 
     #[test]

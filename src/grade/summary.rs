@@ -33,6 +33,12 @@ pub struct ClassSummary {
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
 pub struct SubmissionRow {
     pub id: String,
+    /// The submission folder the id stands for, spelled so that no two names read alike
+    /// (`\` doubled, control characters as `\u{1b}`, bytes that are not UTF-8 as `\xNN`);
+    /// only when that is not the id itself (a name with any of those, or two folders that
+    /// read the same and got `~2`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub folder: Option<String>,
     pub score: f64,
     pub max_score: f64,
     #[serde(serialize_with = "crate::report::points2")]
@@ -131,6 +137,7 @@ impl ClassSummary {
             .iter()
             .map(|(id, r)| SubmissionRow {
                 id: id.clone(),
+                folder: r.folder.clone().filter(|f| f != id),
                 score: r.summary.score,
                 max_score: r.summary.max_score,
                 points: r.summary.points,
@@ -167,7 +174,8 @@ impl ClassSummary {
     }
 
     /// `summary.csv`: a header, then one row per submission (an id a spreadsheet would read as
-    /// a formula gets a leading `'`): `submission, score, max_score,
+    /// a formula gets a leading `'`): `submission`, then `folder` when any row has one (see
+    /// [`SubmissionRow::folder`]; blank for the others), `score, max_score,
     /// points, max_points, passed, failed, errors, faults, fault_summary`, then each scenario's status
     /// (`passed`, `failed` or `error`), one column per scenario id in path order.
     pub fn to_csv(&self) -> String {
@@ -210,6 +218,10 @@ impl ClassSummary {
                 }
             }
         }
+        let folders = self.submissions.iter().any(|r| r.folder.is_some());
+        if folders {
+            header.insert(1, "folder".to_string());
+        }
         header.extend(marking.iter().cloned());
         header.extend(columns.iter().cloned());
         w.write_record(&header).expect("writing to memory");
@@ -226,6 +238,12 @@ impl ClassSummary {
                 row.faults.join(" "),
                 spreadsheet_safe(&row.fault_summary),
             ];
+            if folders {
+                rec.insert(
+                    1,
+                    spreadsheet_safe(row.folder.as_deref().unwrap_or_default()),
+                );
+            }
             rec.extend(marking.iter().map(|c| {
                 row.marking
                     .iter()

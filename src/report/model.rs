@@ -31,6 +31,11 @@ pub struct Report {
     /// regrades a report whose suite or settings have changed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scenarios_digest: Option<String>,
+    /// `grade` only: the name of the submission folder this report was made from, spelled
+    /// so that no two names read alike (`\` doubled, control characters as `\u{1b}`, bytes
+    /// that are not UTF-8 as `\xNN`), so `--resume` reuses a report only for that folder.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub folder: Option<String>,
     /// `grade --marking` only: the submission's marking sheet (the handout's whole marking
     /// scheme, the automatic criteria marked, the marker's with their figures).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -391,6 +396,7 @@ impl Report {
             notes: Vec::new(),
             elapsed_ms: 0,
             scenarios_digest: None,
+            folder: None,
             marking: None,
         }
     }

@@ -77,6 +77,23 @@ fn json(path: &Utf8Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
+/// Grades the class folder `class` of `assignment` with `--marking` into `out`.
+fn grade_marking(assignment: &str, class: &Utf8Path, out: &Utf8Path) {
+    let o = broadside()
+        .args([
+            "grade",
+            "--suite",
+            &format!("fixtures/scenarios/{assignment}"),
+        ])
+        .args(["--submissions", class.as_str()])
+        .args(["--out", out.as_str(), "--marking"])
+        .args(["--formats", "json,text,gradescope"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{assignment}: {stderr}");
+}
+
 /// Grades the samples with `--marking` once; the output folder.
 fn graded() -> &'static Utf8PathBuf {
     static OUT: std::sync::OnceLock<(tempfile::TempDir, Utf8PathBuf)> = std::sync::OnceLock::new();
@@ -93,15 +110,7 @@ fn graded() -> &'static Utf8PathBuf {
             .map(|k| k.split_once('/').unwrap().0.to_string())
             .collect();
         for a in assignments {
-            let o = broadside()
-                .args(["grade", "--suite", &format!("fixtures/scenarios/{a}")])
-                .args(["--submissions", root.join("class").join(&a).as_str()])
-                .args(["--out", out.join(&a).as_str(), "--marking"])
-                .args(["--formats", "json,text,gradescope"])
-                .output()
-                .unwrap();
-            let stderr = String::from_utf8_lossy(&o.stderr);
-            assert_eq!(o.status.code(), Some(0), "{a}: {stderr}");
+            grade_marking(&a, &root.join("class").join(&a), &out.join(&a));
         }
         (dir, out)
     })
@@ -426,15 +435,8 @@ fn hostile_graded() -> &'static Utf8PathBuf {
         let dir = tempfile::tempdir().unwrap();
         let out = Utf8PathBuf::from_path_buf(dir.path().join("out")).unwrap();
         for a in ["solo-10x10", "colab-6x6"] {
-            let o = broadside()
-                .args(["grade", "--suite", &format!("fixtures/scenarios/{a}")])
-                .args(["--submissions", &format!("fixtures/marking/hostile/{a}")])
-                .args(["--out", out.join(a).as_str(), "--marking"])
-                .args(["--formats", "json,text,gradescope"])
-                .output()
-                .unwrap();
-            let stderr = String::from_utf8_lossy(&o.stderr);
-            assert_eq!(o.status.code(), Some(0), "{a}: {stderr}");
+            let class = Utf8PathBuf::from(format!("fixtures/marking/hostile/{a}"));
+            grade_marking(a, &class, &out.join(a));
         }
         (dir, out)
     })

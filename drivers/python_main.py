@@ -118,14 +118,17 @@ def serve_games():
     stay its children) is told `end CODE taint`, and the server ends: broadside lists what
     was left as the game's leak and starts another server for the next game.
 
-    A game that leaves files in `/dev/shm` (the server's own, as its namespaces are) is told
-    `end CODE spent`, and the server ends: each game starts with `/dev/shm` as an
-    interpreter of its own would find it.
+    A game that leaves files in `/dev/shm`, or changes how many System V message queues,
+    semaphore sets or shared memory segments there are (asked of the kernel; the server's
+    own, as its namespaces are), is told `end CODE spent`, and the server ends: each game starts with
+    `/dev/shm` and System V IPC as an interpreter of its own would find them (in a fresh IPC
+    namespace, where broadside has namespaces).
 
     Returns only in a game's process, with the game's environment applied."""
     control_in = os.dup(0)
     control_out = os.dup(1)
     loaded = set(sys.modules)
+    ctypes = libc = None
     try:
         import ctypes
         libc = ctypes.CDLL(None, use_errno=True)
@@ -148,7 +151,7 @@ def serve_games():
         fields = line.decode("utf-8", "replace").split("\t")
         if len(fields) < 4 or fields[0] != "game":
             continue
-        shm = shared_memory()
+        shm = shared_memory(), system_v_ipc(ctypes, libc)
         pid = os.fork()
         if pid == 0:
             for fd, (path, flags) in enumerate([(fields[1], os.O_RDONLY), (fields[2], os.O_WRONLY),
@@ -182,7 +185,8 @@ def serve_games():
                 tainted = True
                 break
         code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else 1
-        ending = " taint" if tainted else " spent" if shared_memory() != shm else ""
+        spent = (shared_memory(), system_v_ipc(ctypes, libc)) != shm
+        ending = " taint" if tainted else " spent" if spent else ""
         os.write(control_out, "end {}{}\n".format(code, ending).encode())
         if ending:
             sys.exit(0)
@@ -194,6 +198,21 @@ def shared_memory():
         return sorted(os.listdir("/dev/shm"))
     except OSError:
         return None
+
+
+def system_v_ipc(ctypes, libc):
+    """How many System V message queues (and messages), semaphore sets and shared memory
+    segments this process's IPC namespace holds, asked of the kernel (msgctl MSG_INFO,
+    semctl SEM_INFO, shmctl SHM_INFO: no /proc needed, which a jail may not have); None
+    where it cannot be asked. `ctypes` and `libc` are the server's, loaded before it forgot
+    what it imported (a game imports its own)."""
+    if libc is None:
+        return None
+    counts = []
+    for call, args in ((libc.msgctl, (0, 12)), (libc.semctl, (0, 0, 19)), (libc.shmctl, (0, 14))):
+        info = (ctypes.c_int * 32)()
+        counts.append(tuple(info) if call(*args, ctypes.byref(info)) >= 0 else None)
+    return counts
 
 
 def main():

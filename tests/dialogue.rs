@@ -758,3 +758,67 @@ fn a_game_cannot_point_the_servers_fifos_at_a_folder_of_the_machine() {
         "the folder was handed over, or something was made in it"
     );
 }
+
+/// The `--format json` reports of `kind:dir` on `scenarios` with its game server and with a
+/// process per game, and the statuses of the latter.
+fn both_ways(kind: &str, dir: &str, scenarios: &str) -> (Vec<u8>, Vec<u8>, Vec<String>) {
+    let dir = std::path::Path::new(dir);
+    let (served, own) = std::thread::scope(|s| {
+        let served = s.spawn(|| run_served(kind, dir, scenarios, "1"));
+        let own = run_served(kind, dir, scenarios, "0");
+        (served.join().unwrap(), own)
+    });
+    let v: serde_json::Value = serde_json::from_slice(&own).unwrap();
+    let statuses = v["scenarios"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["status"].as_str().unwrap().to_string())
+        .collect();
+    (served, own, statuses)
+}
+
+#[test]
+fn state_kept_in_jdk_statics_does_not_change_verdicts() {
+    common::needs_jdk();
+    // Issue 34: a battleboats program that marks, by class and method names in strings, a
+    // system property and a property of the JDK's log manager (a JDK static the game server
+    // does not put back), and never says "sunk" in a game that finds an earlier game's
+    // mark. A JVM per game passes it everywhere; the game server must grade it the same.
+    let (served, own, statuses) = both_ways(
+        "java",
+        "fixtures/submissions/hostile/jdk_statics_between_games",
+        "fixtures/scenarios/battleboats/dialogue",
+    );
+    assert_eq!(statuses, ["passed"; 9], "{}", String::from_utf8_lossy(&own));
+    assert_eq!(
+        verdicts(&served, true),
+        verdicts(&own, true),
+        "{}",
+        String::from_utf8_lossy(&served)
+    );
+    // Staff are told the server was retired (the JSON report is the staff view).
+    let v: serde_json::Value = serde_json::from_slice(&served).unwrap();
+    let notes = v["notes"].to_string();
+    assert!(notes.contains("state kept between games"), "{notes}");
+}
+
+#[test]
+fn state_kept_in_sysv_ipc_does_not_change_verdicts() {
+    // Issue 34: a solo-10x10 main() that keeps its shot count and the squares called in a
+    // System V message queue (ctypes), which a game forked by the Python game server would
+    // find left by the game before. An interpreter per game (each in an IPC namespace of its
+    // own) passes it everywhere; the game server must grade it the same.
+    let (served, own, statuses) = both_ways(
+        "python",
+        "fixtures/submissions/hostile/sysv_queue_between_games",
+        "fixtures/scenarios/solo-10x10/dialogue",
+    );
+    assert_eq!(statuses, ["passed"; 4], "{}", String::from_utf8_lossy(&own));
+    assert_eq!(
+        verdicts(&served, true),
+        verdicts(&own, true),
+        "{}",
+        String::from_utf8_lossy(&served)
+    );
+}

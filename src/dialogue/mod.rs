@@ -140,7 +140,75 @@ impl Progress {
 /// failed or not observed earns nothing. Status: `passed` when every rule passed, `error`
 /// when a fault (an exception, a crash, a hang, a flood, a leak) ended the game, else
 /// `failed`. The first failed rule is also the result's `divergence`.
+///
+/// A game played on the program's game server after that server's first game may meet
+/// what an earlier game left in the runtime (a JDK static, a System V message queue),
+/// which a fresh process would not: when it does not pass, it is played again in a fresh
+/// process (a JVM or an interpreter of its own) and that result is graded; the server's
+/// game is thrown away and its time not charged ([`Program::served`]). When the two
+/// differ, the server is retired for the rest of the program's run (every later game gets
+/// a process of its own) and a note for staff says so. A game that passes on the server is
+/// kept: the server can carry state, but a fresh process is what is graded, and state that
+/// made a failing program pass would have to be left by a game before it that a fresh
+/// process replays too.
 pub fn run(scenario: &Scenario, program: Result<&Program, &Fault>) -> ScenarioResult {
+    let Ok(program) = program else {
+        return play_once(scenario, program);
+    };
+    program.served.begin_game();
+    let start = std::time::Instant::now();
+    let served = play_once(scenario, Ok(program));
+    let replay = served.status != crate::report::Status::Passed
+        && program.served.last().is_some_and(|n| n > 0);
+    if !replay {
+        return served;
+    }
+    program.served.uncharge(start.elapsed());
+    let mut fresh_program = program.clone();
+    fresh_program.game_server = None;
+    // Its own parking place, so the server parked for the next game stays parked, and no
+    // process is started ahead for a game that is not coming.
+    fresh_program.spare = crate::target::program::Spare::default();
+    fresh_program.starts_ahead = false;
+    fresh_program.served = crate::target::program::ServerRecord::default();
+    let fresh = play_once(scenario, Ok(&fresh_program));
+    if !same_grade(&served, &fresh) {
+        program.served.retire(format!(
+            "state kept between games: `{}` graded differently when its game was played again in a process of its own ({} there, {} on the game server), so every game from it on had a process of its own; the results are the fresh processes'",
+            served.path,
+            status_word(fresh.status),
+            status_word(served.status)
+        ));
+        program.spare.clear();
+    }
+    fresh
+}
+
+/// A status as reports spell it (`passed`, `failed`, `error`).
+fn status_word(s: crate::report::Status) -> String {
+    serde_json::to_value(s)
+        .ok()
+        .and_then(|v| v.as_str().map(String::from))
+        .unwrap_or_default()
+}
+
+/// Whether two results of one scenario grade alike: the same status, fault kind, points
+/// and rule verdicts.
+fn same_grade(a: &ScenarioResult, b: &ScenarioResult) -> bool {
+    let verdicts = |r: &ScenarioResult| -> Vec<(String, crate::report::Verdict)> {
+        r.rules
+            .iter()
+            .map(|x| (x.rule.clone(), x.verdict))
+            .collect()
+    };
+    a.status == b.status
+        && a.fault.as_ref().map(|f| f.kind) == b.fault.as_ref().map(|f| f.kind)
+        && (a.points - b.points).abs() < 1e-9
+        && verdicts(a) == verdicts(b)
+}
+
+/// [`run`]'s one play of the game, wherever the program runs it.
+fn play_once(scenario: &Scenario, program: Result<&Program, &Fault>) -> ScenarioResult {
     let mut result = ScenarioResult::new(scenario);
     let (Some(plan), Some(driver)) = (&scenario.dialogue, driver(&scenario.assignment)) else {
         return result.errored(

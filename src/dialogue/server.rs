@@ -12,7 +12,10 @@
 //! server that forks a process per game (a Python program's: `drivers/python_main.py
 //! --serve`) lists what a game left running by saying `taint`, and it is reported as that
 //! game's leak ([`Server::stop`]); it says `end CODE spent`, then stops, when the game left
-//! files in its `/dev/shm`. [`GameServer::fifos`] is a folder the child cannot write, so a
+//! files in its `/dev/shm` or changed its count of System V IPC objects (the next game gets
+//! a new server, in a fresh IPC namespace where there are namespaces). State a game leaves
+//! where no server looks (a JDK static) is caught by replaying, in a process of its own,
+//! a game that fails after its server's first ([`crate::dialogue::run`]). [`GameServer::fifos`] is a folder the child cannot write, so a
 //! game cannot replace it with a link to somewhere else. A session plays the game over
 //! the FIFOs as over a child's pipes ([`super::session::Session::served`]); a game that
 //! times out, floods or ends the server itself stops it, and the next game gets a new one.
@@ -266,7 +269,7 @@ impl Server {
                 self.left = self.group_leftovers();
             }
             // It can play no further game as a fresh process would (its game left files in
-            // the server's own `/dev/shm`).
+            // the server's own `/dev/shm`, or System V IPC objects).
             Some("spent") => self.spent = true,
             _ => {}
         }
@@ -329,6 +332,11 @@ impl Server {
         let _ = self.child.kill();
         let _ = self.child.wait();
         kill_marked(&self.marker)
+    }
+
+    /// How many games it has begun.
+    pub(super) fn games(&self) -> u32 {
+        self.games
     }
 
     pub(super) fn pgid(&self) -> i32 {

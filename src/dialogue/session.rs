@@ -255,6 +255,9 @@ impl Session {
             None => Box::new(Server::start(program)?),
         };
         let game = server.begin(env)?;
+        // Which of the server's games this is: a game that fails after its first is played
+        // again in a fresh process (see `crate::dialogue::run`).
+        program.served.played_as(server.games().saturating_sub(1));
         let shared = Arc::new(Mutex::new(Shared::default()));
         server.show_errors_in(Some(shared.clone()));
         let parts = Parts {

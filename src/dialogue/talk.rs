@@ -110,7 +110,9 @@ impl Talk {
     /// taken if there is one, and the next game's is started at once, so its runtime boots
     /// while this game plays. Every game goes the same way, so none can tell.
     pub fn start(program: &Program, env: &[(String, String)]) -> Result<Talk, Stop> {
-        let served = if program.game_server.is_some() {
+        // A server retired for this program (a game graded differently in a fresh process)
+        // plays no more of its games.
+        let served = if program.game_server.is_some() && !program.served.retired() {
             Session::served(program, env)
         } else {
             None

@@ -549,12 +549,21 @@ pub struct Quiet;
 
 impl Reporter for Quiet {}
 
-/// [`run_scenario`], with the wall-clock time it took in `elapsed_ms`.
+/// [`run_scenario`], with the wall-clock time it took in `elapsed_ms`, less what the
+/// target did not charge to the submission ([`Target::uncharged`]), which is also returned.
 fn run_timed(scenario: &Scenario, target: &mut dyn Target) -> ScenarioResult {
+    run_charged(scenario, target).0
+}
+
+fn run_charged(
+    scenario: &Scenario,
+    target: &mut dyn Target,
+) -> (ScenarioResult, std::time::Duration) {
     let start = std::time::Instant::now();
     let mut result = run_scenario(scenario, target);
-    result.elapsed_ms = millis(start.elapsed());
-    result
+    let uncharged = target.uncharged();
+    result.elapsed_ms = millis(start.elapsed().saturating_sub(uncharged));
+    (result, uncharged)
 }
 
 /// A scenario not played because the submission used up its time `budget`: no points, and
@@ -609,14 +618,21 @@ pub fn run_submission(
     let mut results: Vec<Option<ScenarioResult>> = vec![None; scenarios.len()];
     let start = std::time::Instant::now();
     let budget = target.budget();
+    // Time the target did not charge to the submission (games thrown away) is not spent
+    // from its budget either.
+    let mut uncharged = std::time::Duration::ZERO;
     for i in order {
         if ABORT.load(std::sync::atomic::Ordering::SeqCst) {
             break;
         }
         reporter.scenario_started(&scenarios[i]);
         let result = match budget {
-            Some(b) if start.elapsed() >= b => not_run(&scenarios[i], b),
-            _ => run_timed(&scenarios[i], target),
+            Some(b) if start.elapsed().saturating_sub(uncharged) >= b => not_run(&scenarios[i], b),
+            _ => {
+                let (result, thrown) = run_charged(&scenarios[i], target);
+                uncharged += thrown;
+                result
+            }
         };
         reporter.scenario_finished(&scenarios[i], &result);
         results[i] = Some(result);

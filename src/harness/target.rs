@@ -92,6 +92,14 @@ pub trait Target {
         None
     }
 
+    /// Wall-clock time spent since the last call on work that is not the submission's and
+    /// is not charged to it (in its scenario's `elapsed_ms` or its time budget): a game
+    /// played on a game server, then thrown away and replayed in a fresh process (see
+    /// [`crate::dialogue::run`]). Zero by default.
+    fn uncharged(&mut self) -> std::time::Duration {
+        std::time::Duration::ZERO
+    }
+
     /// Whether the target can be handed the reference's state for a call
     /// ([`Call::Act`]'s and [`Call::Observe`]'s `given`): a driver that announces it in
     /// `hello`. Other targets play on their own state throughout.

@@ -701,9 +701,16 @@ impl Target for Process {
         Some(self.limits.submission_timeout)
     }
 
+    fn uncharged(&mut self) -> Duration {
+        self.whole
+            .as_ref()
+            .map_or(Duration::ZERO, |w| w.served.take_uncharged())
+    }
+
     fn notes(&self) -> Vec<String> {
         let mut notes: Vec<String> = self.module.iter().map(|m| format!("graded {m}")).collect();
         notes.extend(self.copy_note.clone());
+        notes.extend(self.whole.as_ref().and_then(|w| w.served.note()));
         if self.drop_to.is_some() && !limits::namespaces_available() {
             notes.push(
                 "this machine gives broadside no namespaces (e.g. an unprivileged container), so \

@@ -57,7 +57,78 @@ pub struct Program {
     /// One process that plays every game, one after the other (a Java program's: see
     /// `drivers/BroadsideServe.java`); `None`: a process per game.
     pub game_server: Option<GameServer>,
+    /// What its game server did with the last game, and whether it is retired; shared by
+    /// the program's copies (see [`ServerRecord`]).
+    pub served: ServerRecord,
     keep: Option<Arc<tempfile::TempDir>>,
+}
+
+/// What a program's game server did, shared by the program's copies: which of its games
+/// the last game was (a server carries whatever a game leaves in the runtime's own statics
+/// or in System V IPC into the next, so only its first game is sure to have started as a
+/// fresh process would), whether the server was retired for the rest of the run (a game
+/// replayed in a fresh process graded differently: see [`crate::dialogue::run`]), and the
+/// wall-clock time of games thrown away, which is not the submission's.
+#[derive(Clone, Default)]
+pub struct ServerRecord(Arc<std::sync::Mutex<ServerState>>);
+
+#[derive(Default)]
+struct ServerState {
+    /// The last game was its server's game number n (0: the server's first).
+    last: Option<u32>,
+    /// Why the server was retired, for staff (`None`: it was not).
+    retired: Option<String>,
+    /// Time spent on games thrown away since it was last taken.
+    uncharged: Duration,
+}
+
+impl ServerRecord {
+    fn state(&self) -> std::sync::MutexGuard<'_, ServerState> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// A game is about to be played: no server game yet.
+    pub fn begin_game(&self) {
+        self.state().last = None;
+    }
+
+    /// The game is played as its server's game number `n` (0: the first).
+    pub fn played_as(&self, n: u32) {
+        self.state().last = Some(n);
+    }
+
+    /// Which game of its server the last game was (`None`: it had a process of its own).
+    pub fn last(&self) -> Option<u32> {
+        self.state().last
+    }
+
+    /// Retires the server for the rest of the run, saying why (for staff).
+    pub fn retire(&self, why: String) {
+        let mut s = self.state();
+        if s.retired.is_none() {
+            s.retired = Some(why);
+        }
+    }
+
+    /// Whether the server was retired.
+    pub fn retired(&self) -> bool {
+        self.state().retired.is_some()
+    }
+
+    /// Why the server was retired, if it was: a note for staff.
+    pub fn note(&self) -> Option<String> {
+        self.state().retired.clone()
+    }
+
+    /// Adds `d` to the time not charged to the submission.
+    pub fn uncharge(&self, d: Duration) {
+        self.state().uncharged += d;
+    }
+
+    /// The time not charged since the last call.
+    pub fn take_uncharged(&self) -> Duration {
+        std::mem::take(&mut self.state().uncharged)
+    }
 }
 
 /// How to start a program's game server: the arguments that replace [`Program::args`], and
@@ -112,6 +183,7 @@ impl Program {
             starts_ahead: false,
             spare: Spare::default(),
             game_server: None,
+            served: ServerRecord::default(),
             keep: None,
         }
     }
@@ -153,10 +225,15 @@ impl Target for ProgramTarget {
         crate::dialogue::run(scenario, Ok(&self.program))
     }
     fn notes(&self) -> Vec<String> {
-        self.program.note.iter().cloned().collect()
+        let mut notes: Vec<String> = self.program.note.iter().cloned().collect();
+        notes.extend(self.program.served.note());
+        notes
     }
     fn budget(&self) -> Option<std::time::Duration> {
         Some(self.program.limits.submission_timeout)
+    }
+    fn uncharged(&mut self) -> Duration {
+        self.program.served.take_uncharged()
     }
     fn new_game(&mut self, _: &Arc<Rules>, _: &Setup) -> Result<(), Fault> {
         Err(only_dialogues())
@@ -476,9 +553,14 @@ pub fn java_target(
 /// reaches past what the game server swaps for each game (its streams, its classes,
 /// `System.exit`): the process's own descriptors (`FileDescriptor`), the runtime
 /// (`Runtime`: shutdown hooks, `exec`, `halt`), child processes, threads, pools, timers or
-/// parallel streams of its own, windows, the system class loader (which sees broadside's
-/// classes only), or the streams swapped by the program itself. Such a program gets a JVM
-/// per game, as the `java` launcher would run it.
+/// parallel streams of its own (`new Thread`, `new java.lang.Thread`), windows, the system
+/// class loader (which sees broadside's classes only), the streams swapped by the program
+/// itself, or reflection (`Class.forName`, `java.lang.reflect`, `MethodHandles`,
+/// `loadClass`, `getDeclaredMethod`, `setAccessible`), which reaches any of these by a name
+/// in a string. Such a program gets a JVM per game, as the `java` launcher would run it. A
+/// scan cannot see every way (`java.beans.Expression` calls a method named in a string
+/// too): a game that fails after the server's first is replayed in a JVM of its own (see
+/// [`crate::dialogue::run`]).
 fn serves_games(texts: &[String]) -> bool {
     static PAST: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
     let past = PAST.get_or_init(|| {
@@ -486,7 +568,11 @@ fn serves_games(texts: &[String]) -> bool {
             r"\b(FileDescriptor|Runtime|ProcessBuilder|ProcessHandle|Executors?|ExecutorService",
             r"|Timer|ForkJoinPool|CompletableFuture|parallelStream|getSystemClassLoader",
             r"|getSystemResources?|getSystemResourceAsStream|setDefaultUncaughtExceptionHandler)\b",
-            r"|\bnew\s+Thread\b|\bextends\s+Thread\b|\.parallel\s*\(",
+            r"|\b(new|extends)\s+(java\s*\.\s*lang\s*\.\s*)?Thread\b|\.parallel\s*\(",
+            // Reflection, which reaches any of these by a name in a string: its cheap forms
+            // (a replayed game is what catches the rest: see `crate::dialogue::run`).
+            r"|\bforName\b|\bjava\s*\.\s*lang\s*\.\s*(reflect|invoke)\b|\bMethodHandles?\b",
+            r"|\bloadClass\b|\bgetDeclared(Method|Field|Constructor)s?\b|\bsetAccessible\b",
             r"|\bjava\s*\.\s*awt\b|\bjavax\s*\.\s*swing\b|\bjavafx\b",
             r"|\bSystem\s*\.\s*set(In|Out|Err)\b",
         ))
@@ -694,6 +780,13 @@ mod tests {
             "ClassLoader.getSystemClassLoader().loadClass(\"Cell\");",
             "import javax.swing.JOptionPane;",
             "System.setOut(p);",
+            "new java.lang.Thread(r).start();",
+            "class B extends java . lang . Thread {}",
+            "Class.forName(\"java.lang.\" + \"System\");",
+            "import java.lang.reflect.Method;",
+            "java.lang.invoke.MethodHandles.lookup();",
+            "getClass().getClassLoader().loadClass(n);",
+            "c.getDeclaredMethod(\"setProperty\", String.class);",
         ] {
             assert!(!serves(past), "{past}");
         }

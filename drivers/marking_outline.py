@@ -5,7 +5,7 @@ when it ran.
 
 Usage: python3 broadside_outline.py TESTS_FILE OUT_FILE STYLE
 
-STYLE is `pytest` (test functions, and test methods of Test classes) or `script` (also each
+STYLE is `pytest` (test functions, and the test methods of classes) or `script` (also each
 top-level statement that holds an assert: a check; and each top-level statement that calls a
 required function and prints without an assert: it cannot fail). BROADSIDE_MARKING_FUNCTIONS
 names the required functions. OUT_FILE gets one JSON object:
@@ -85,7 +85,9 @@ def main():
             if node.name.startswith("test") and node.name not in FUNCTIONS:
                 test_function(node)
         elif isinstance(node, ast.ClassDef):
-            if style == "pytest" and node.name.startswith("Test"):
+            # pytest collects `Test*` classes and unittest.TestCase subclasses of any name:
+            # every class's test methods are where tests may be written.
+            if style == "pytest":
                 for item in node.body:
                     if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) \
                             and item.name.startswith("test"):

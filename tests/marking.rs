@@ -518,3 +518,58 @@ fn the_script_runners_writer_called_from_the_notebook_decides_nothing() {
         "{lines}"
     );
 }
+
+/// A suite written as a `unittest.TestCase` class whose name does not start with `Test`
+/// (pytest collects it): its methods are tests written in the file, counted and named by
+/// line like pytest functions, not taken for tests made at collection.
+#[test]
+fn a_unittest_class_of_any_name_is_counted_as_written_tests() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = Utf8PathBuf::from_path_buf(dir.path().to_path_buf()).unwrap();
+    let sub = root.join("class/unit");
+    std::fs::create_dir_all(&sub).unwrap();
+    std::fs::copy(
+        "fixtures/submissions/solo-10x10/correct/battleships.py",
+        sub.join("battleships.py"),
+    )
+    .unwrap();
+    std::fs::write(
+        sub.join("test_battleships.py"),
+        r#"import unittest
+
+from battleships import *
+
+
+class BattleshipTests(unittest.TestCase):
+    def test_sunk(self):
+        self.assertTrue(is_sunk((2, 3, False, 2, {(2, 3), (3, 3)})))
+        self.assertFalse(is_sunk((2, 3, False, 2, {(2, 3)})))
+
+    def test_wrong(self):
+        self.assertEqual(ship_type((0, 0, True, 4, set())), "Battleship")
+
+
+if __name__ == "__main__":
+    unittest.main()
+"#,
+    )
+    .unwrap();
+    let out = root.join("out");
+    grade_marking("solo-10x10", &root.join("class"), &out);
+    let sheet = json(&out.join("unit/marking.json"));
+    let tests = sheet["figures"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["id"] == "tests")
+        .unwrap();
+    assert_eq!(tests["numbers"]["tests"], 2.0, "{tests}");
+    assert_eq!(tests["numbers"]["passing"], 1.0, "{tests}");
+    assert_eq!(tests["numbers"]["caught"], 2.0, "{tests}");
+    let lines = tests["lines"].to_string();
+    assert!(
+        lines.contains("test_battleships.py:11 fails on a correct implementation"),
+        "{lines}"
+    );
+    assert!(!lines.contains("made at collection"), "{lines}");
+}

@@ -53,13 +53,34 @@ def main():
         with open(out_file, "w", encoding="utf-8") as f:
             json.dump({"error": type(e).__name__}, f)
         return
-    # The file's own helpers (functions and classes it defines at top level), by name: a test
-    # that calls a helper that calls `hit` tests `hit` too.
+    # The file's own helpers, by name: functions, classes and their methods, names bound at
+    # top level (a lambda, a functools.partial) and functions imported under another name. A
+    # test that calls a helper that calls `hit` tests `hit` too.
     helpers = {}
-    for node in tree.body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            if node.name not in FUNCTIONS:
-                helpers[node.name] = names_in(node)
+
+    def note_helpers(body):
+        for node in body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                if node.name not in FUNCTIONS:
+                    helpers.setdefault(node.name, set()).update(names_in(node))
+                if isinstance(node, ast.ClassDef):
+                    note_helpers(node.body)
+            elif isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                for t in targets:
+                    if isinstance(t, ast.Name) and t.id not in FUNCTIONS:
+                        helpers.setdefault(t.id, set()).update(names_in(node.value))
+            elif isinstance(node, ast.ImportFrom):
+                for alias in node.names:
+                    if alias.name in FUNCTIONS and alias.asname:
+                        helpers.setdefault(alias.asname, set()).add(alias.name)
+            elif isinstance(node, (ast.If, ast.Try)):
+                for part in ("body", "orelse", "finalbody"):
+                    note_helpers(getattr(node, part, []))
+                for handler in getattr(node, "handlers", []):
+                    note_helpers(handler.body)
+
+    note_helpers(tree.body)
 
     def mentions(node):
         seen, todo, found = set(), list(names_in(node)), set()
@@ -80,23 +101,30 @@ def main():
         tests.append({"first": first, "line": node.lineno, "name": node.name,
                       "mentions": mentions(node)})
 
-    for node in tree.body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            if node.name.startswith("test") and node.name not in FUNCTIONS:
-                test_function(node)
-        elif isinstance(node, ast.ClassDef):
-            # pytest collects `Test*` classes and unittest.TestCase subclasses of any name:
-            # every class's test methods are where tests may be written.
-            if style == "pytest":
-                for item in node.body:
-                    if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) \
-                            and item.name.startswith("test"):
-                        test_function(item)
-        elif style == "script":
-            if has_assert(node):
-                checks.append({"line": node.lineno, "mentions": mentions(node)})
-            elif prints(node) and mentions(node):
-                print_only.append(node.lineno)
+    def find_tests(body, top):
+        """Test functions where pytest finds them: at top level (also under an `if` or a
+        `try`), and the test methods of classes, nested ones included."""
+        for node in body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                if node.name.startswith("test") and node.name not in FUNCTIONS:
+                    test_function(node)
+            elif isinstance(node, ast.ClassDef):
+                # pytest collects `Test*` classes and unittest.TestCase subclasses of any
+                # name: every class's test methods are where tests may be written.
+                if style == "pytest":
+                    find_tests(node.body, False)
+            elif isinstance(node, (ast.If, ast.Try)) and top and style == "pytest":
+                for part in ("body", "orelse", "finalbody"):
+                    find_tests(getattr(node, part, []), True)
+                for handler in getattr(node, "handlers", []):
+                    find_tests(handler.body, True)
+            elif style == "script" and top:
+                if has_assert(node):
+                    checks.append({"line": node.lineno, "mentions": mentions(node)})
+                elif prints(node) and mentions(node):
+                    print_only.append(node.lineno)
+
+    find_tests(tree.body, True)
     with open(out_file, "w", encoding="utf-8") as f:
         json.dump({"tests": tests, "checks": checks, "print_only": print_only}, f)
 

@@ -36,6 +36,9 @@ for _a in json.loads(os.environ.get("BROADSIDE_MARKING_ASSUME", "[]")):
     _ASSUME.setdefault(_a["function"], []).append(_a["holds"])
 
 _out = open(_OUT, "a", encoding="utf-8")
+# Random numbers drawn at collection (parametrised cases from `random`) the same in every
+# run, so the runs that confirm the tests find the same test ids.
+random.seed(1933)
 _seen = {}
 
 

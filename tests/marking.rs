@@ -492,7 +492,14 @@ fn the_plugins_writer_called_from_a_helper_module_decides_nothing() {
     assert_eq!(tests["numbers"]["caught"], 0.0, "{tests}");
     assert_eq!(tests["numbers"]["passing"], 0.0, "{tests}");
     let lines = tests["lines"].to_string();
-    assert!(lines.contains("did not all pass when run again"), "{lines}");
+    // The run claims tests pytest cannot find: nothing it says is counted.
+    assert!(
+        tests["summary"]
+            .as_str()
+            .unwrap()
+            .contains("ran tests that pytest does not find in it"),
+        "{tests}"
+    );
     assert!(
         lines.contains("helpers.py reads source files")
             && lines.contains("helpers.py ends its own process"),
@@ -514,7 +521,7 @@ fn the_script_runners_writer_called_from_the_notebook_decides_nothing() {
     assert!(lines.contains("31 tests made at collection"), "{lines}");
     assert!(lines.contains("did not all pass when run again"), "{lines}");
     assert!(
-        lines.contains("battleship.py ends its own process, reaches into"),
+        lines.contains("battleship.py ends its own process, changes how pytest reports"),
         "{lines}"
     );
 }
@@ -572,4 +579,69 @@ if __name__ == "__main__":
         "{lines}"
     );
     assert!(!lines.contains("made at collection"), "{lines}");
+}
+
+/// Honest shapes a student writes: cases drawn with `random` at collection, functions
+/// imported under another name, a helper method of the test class. Each test is counted,
+/// credited with the function it tests, and confirmed (the plugin seeds `random` before
+/// collection, so the runs that confirm find the same cases).
+#[test]
+fn random_cases_aliases_and_helper_methods_are_honest_tests() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = Utf8PathBuf::from_path_buf(dir.path().to_path_buf()).unwrap();
+    let sub = root.join("class/shapes");
+    std::fs::create_dir_all(&sub).unwrap();
+    std::fs::copy(
+        "fixtures/submissions/solo-10x10/correct/battleships.py",
+        sub.join("battleships.py"),
+    )
+    .unwrap();
+    std::fs::write(
+        sub.join("test_battleships.py"),
+        r#"import random
+
+import pytest
+
+from battleships import place_ship_at
+from battleships import is_open_sea as open_sea
+
+CASES = [(random.randint(0, 9), random.randint(0, 9)) for _ in range(5)]
+
+
+@pytest.mark.parametrize("row,column", CASES)
+def test_empty_ocean_is_open_sea(row, column):
+    assert open_sea(row, column, [])
+
+
+class TestPlacing:
+    def make_fleet(self, *ships):
+        fleet = []
+        for s in ships:
+            fleet = place_ship_at(s[0], s[1], s[2], s[3], fleet)
+        return fleet
+
+    def test_one(self):
+        assert self.make_fleet((0, 0, True, 4)) == [(0, 0, True, 4, set())]
+"#,
+    )
+    .unwrap();
+    let out = root.join("out");
+    grade_marking("solo-10x10", &root.join("class"), &out);
+    let sheet = json(&out.join("shapes/marking.json"));
+    let tests = sheet["figures"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["id"] == "tests")
+        .unwrap();
+    assert_eq!(tests["numbers"]["tests"], 6.0, "{tests}");
+    assert_eq!(tests["numbers"]["passing"], 6.0, "{tests}");
+    let rows = tests["functions"].as_array().unwrap();
+    let row = |f: &str| rows.iter().find(|r| r["function"] == f).unwrap().clone();
+    assert_eq!(row("is_open_sea")["tests"], 5, "{tests}");
+    assert_eq!(row("place_ship_at")["tests"], 1, "{tests}");
+    assert!(
+        !tests["lines"].to_string().contains("calls none"),
+        "{tests}"
+    );
 }

@@ -56,6 +56,9 @@ pub(super) struct Record {
     /// How a student view names the test: `file:line` of where it is written.
     #[serde(skip)]
     shown: String,
+    /// The line it is written on, which orders the sheet's lines.
+    #[serde(skip)]
+    at: u32,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -85,6 +88,7 @@ impl Run {
                 .into_iter()
                 .map(|(id, line, outcome, calls, message)| Record {
                     shown: id.clone(),
+                    at: line,
                     test: Some(id),
                     file: String::new(),
                     line,
@@ -152,6 +156,9 @@ struct Plan {
     must_pass: Option<Vec<String>>,
     /// Checks left out (script style: they did not finish on the wheat).
     skip: Vec<String>,
+    /// Only collect the named tests (pytest's `--collect-only`): the run exits 0 only if
+    /// every one of them exists.
+    collect_only: bool,
 }
 
 /// Where the tests run: a fresh copy of the submission per run (nothing a run writes reaches
@@ -271,7 +278,14 @@ impl Bench<'_> {
                 // Exactly these tests, each named: one that does not exist is a usage error
                 // (exit 4), one that fails exit 1.
                 Some(ids) => {
-                    args.push("-x".into());
+                    args.push(
+                        if plan.collect_only {
+                            "--collect-only"
+                        } else {
+                            "-x"
+                        }
+                        .into(),
+                    );
                     let base = inside(&dir);
                     args.extend(ids.iter().map(|id| format!("{base}/{id}")));
                 }
@@ -350,9 +364,9 @@ impl Outline {
     /// Keeps the claims of tests written in the tests file (`file`, shown as `shown_file`),
     /// each named by where it is written and credited only with calls of required functions
     /// it names; the rest are counted as made at collection.
-    fn sift(&self, run: Run, file: &str, shown_file: &str, script: bool) -> (Run, usize) {
+    fn sift(&self, run: Run, file: &str, shown_file: &str, script: bool) -> (Run, Vec<String>) {
         let mut kept = Vec::new();
-        let mut made = 0;
+        let mut made: Vec<String> = Vec::new();
         for mut r in run.tests {
             let id = r.test.clone().unwrap_or_default();
             let place = if script {
@@ -378,10 +392,13 @@ impl Outline {
                 None
             };
             let Some((line, mentions)) = place else {
-                made += 1;
+                if !made.contains(&id) {
+                    made.push(id);
+                }
                 continue;
             };
             r.shown = format!("{shown_file}:{line}");
+            r.at = line;
             r.calls.retain(|c| mentions.contains(c));
             r.broke.retain(|b| mentions.contains(&b.function));
             kept.push(r);
@@ -478,6 +495,33 @@ pub fn figure(
         .into_owned();
     let (mut on_wheat, made) = outline.sift(first, &tests_file, &shown_file, script);
     let mut notes = Vec::new();
+    // The tests' own account of which tests ran, checked: pytest collects exactly the ids
+    // they claim (the notebook runner's ids are checked against the outline already).
+    let mut claimed: Vec<String> = made.clone();
+    for r in &on_wheat.tests {
+        let id = r.test.clone().unwrap_or_default();
+        if !claimed.contains(&id) {
+            claimed.push(id);
+        }
+    }
+    let census = script
+        || claimed.is_empty()
+        || (claimed.len() <= MOST_TESTS
+            && bench.holds(
+                wheat,
+                WHEAT_TIMEOUT,
+                &Plan {
+                    must_pass: Some(claimed.clone()),
+                    skip: Vec::new(),
+                    collect_only: true,
+                },
+            )?);
+    let made = if census {
+        made.len()
+    } else {
+        on_wheat.tests.clear();
+        0
+    };
     if made > 0 {
         notes.push(format!(
             "{made} test{} made at collection outside the test functions written in {shown_file} {} not counted",
@@ -490,6 +534,9 @@ pub fn figure(
     }
     if on_wheat.tests.is_empty() {
         let why = match on_wheat.collect_errors.first() {
+            _ if !census => format!(
+                "{shown_file} ran tests that pytest does not find in it, by its own account: none is counted"
+            ),
             Some(e) => format!(
                 "{shown_file} does not load on a correct implementation: {}",
                 collect_error_kind(e)
@@ -502,10 +549,19 @@ pub fn figure(
             None => format!("{shown_file} has no tests pytest can find"),
         };
         let mut f = spec.figure(FigureState::Short, why);
-        f.lines.extend(notes);
+        if census {
+            f.lines.extend(notes);
+        }
+        f.lines.extend(reads_the_implementation(root, &file, tests));
         if !outline.print_only.is_empty() {
             f.lines.push(print_only_line(&outline.print_only));
         }
+        f.numbers = BTreeMap::from([
+            ("tests".to_string(), 0.0),
+            ("passing".to_string(), 0.0),
+            ("chaffs".to_string(), tests.chaffs.len() as f64),
+            ("caught".to_string(), 0.0),
+        ]);
         return Ok(f);
     }
     let timeout = (took * 3).clamp(Duration::from_secs(10), WHEAT_TIMEOUT);
@@ -535,6 +591,7 @@ pub fn figure(
     let plan = Plan {
         must_pass: Some(passed.clone()),
         skip,
+        collect_only: false,
     };
     let confirmed = if passed.is_empty() {
         true
@@ -554,6 +611,13 @@ pub fn figure(
         }
         holds
     };
+    // Tests that failed on the wheat by their own account: only they may follow a reading.
+    let failing: Vec<String> = on_wheat
+        .tests
+        .iter()
+        .filter(|r| r.outcome == "failed")
+        .filter_map(|r| r.test.clone())
+        .collect();
     if !confirmed {
         for r in &mut on_wheat.tests {
             if r.outcome == "passed" {
@@ -562,12 +626,6 @@ pub fn figure(
             }
         }
     }
-    let failing: Vec<String> = on_wheat
-        .tests
-        .iter()
-        .filter(|r| r.outcome == "failed")
-        .filter_map(|r| r.test.clone())
-        .collect();
     let mut readings = Vec::new();
     for r in &bench.spec.readings {
         let source = format!("{wheat}\n{}", r.source);
@@ -587,6 +645,7 @@ pub fn figure(
                 &Plan {
                     must_pass: Some(right.clone()),
                     skip: plan.skip.clone(),
+                    collect_only: false,
                 },
             )?;
         let tests = if holds {
@@ -678,34 +737,64 @@ fn known_exception(message: &str) -> Option<&'static str> {
 /// that way, or make a run look as it likes, so the marker is told where. Tests run in the
 /// same process as what they test, so nothing stops them; this says where to look.
 fn reads_the_implementation(root: &Path, tests_file: &Path, tests: &TestsSpec) -> Vec<String> {
-    let module = regex::escape(&tests.module);
-    let reads = format!(
-        r"(?i)(getsource|getsourcelines|getfile|hashlib|__file__|__code__|co_firstlineno|co_code|__loader__|get_source|broadside|\binspect\b|\blinecache\b|\bimportlib\b|\bmarshal\b|\bimport\s+dis\b|\bdis\.|\bFileIO\b|\bos\.open\b|\bos\.read\b|\bgetsize\b|\bstat\s*\(|read_bytes|read_text\s*\(|sys\.modules|open\s*\([^)]*{module})"
-    );
-    let ends = r"(\bimport\s+__main__\b|\bfrom\s+__main__\b|\b_getframe\b|\bf_back\b|\bf_globals\b|\bgc\.|\b_exit\b|\bsys\.exit\b|\bos\.kill\b|\bkillpg\b|\bsignal\.|\babort\s*\(|\b__import__\b|\bexec\s*\(|\beval\s*\(|\bcompile\s*\(|\bsetprofile\b|\bsettrace\b)";
-    let (Ok(reads), Ok(ends)) = (regex::Regex::new(&reads), regex::Regex::new(ends)) else {
-        return Vec::new();
-    };
+    let reads = r"(?i)(getsource|getsourcelines|getfile|hashlib|__file__|__code__|co_firstlineno|co_code|__loader__|get_source|broadside|\binspect\b|\blinecache\b|\bimportlib\b|\bmarshal\b|\bimport\s+dis\b|\bdis\.|\bFileIO\b|\bos\.open\b|\bos\.read\b|\bgetsize\b|\bstat\s*\(|read_bytes|read_text\s*\(|sys\.modules|sys\.argv|\bopen\s*\(|\bgetattr\s*\(|\bglobals\s*\(|\bvars\s*\()";
+    let ends = r"(\bimport\s+__main__\b|\bfrom\s+__main__\b|\b_getframe\b|\bf_back\b|\bf_globals\b|\bgc\.|\b_exit\b|\bsys\.exit\b|\bos\.kill\b|\bkillpg\b|\bsignal\.|\babort\s*\(|\b__import__\b|\bexec\s*\(|\beval\s*\(|\bcompile\s*\(|\bsetprofile\b|\bsettrace\b|pytest_runtest_makereport|pytest_runtest_logreport|pytest_report_teststatus|pytest_runtest_protocol|pytest_pyfunc_call|pytest_sessionfinish|pytest_collection_modifyitems|\bexitstatus\b|\.outcome\s*=|\blongrepr\b)";
+    // Fixed patterns: a broken one is broadside's bug, caught by the tests below.
+    let reads = regex::Regex::new(reads).expect("a valid pattern");
+    let ends = regex::Regex::new(ends).expect("a valid pattern");
     let module_file = format!("{}.py", tests.module).to_lowercase();
+    let is_module = |p: &Path| {
+        p.file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .to_lowercase()
+            == module_file
+    };
+    // Every file of the submission, hidden folders and deep ones included: a helper can be
+    // imported from anywhere the tests put on the import path.
     let mut files = vec![tests_file.to_path_buf()];
-    for other in find(root, "*.py") {
+    let mut compiled = Vec::new();
+    let all: Vec<std::path::PathBuf> = if root.is_dir() {
+        walkdir::WalkDir::new(root)
+            .follow_links(false)
+            .into_iter()
+            .filter_map(Result::ok)
+            .filter(|e| e.file_type().is_file())
+            .map(walkdir::DirEntry::into_path)
+            .take(20_000)
+            .collect()
+    } else {
+        Vec::new()
+    };
+    for other in all {
         let name = other
             .file_name()
             .unwrap_or_default()
             .to_string_lossy()
             .to_lowercase();
-        if other != tests_file && name != module_file {
+        let in_cache = other
+            .parent()
+            .and_then(Path::file_name)
+            .is_some_and(|d| d == "__pycache__");
+        if name.ends_with(".py") && other != tests_file && !is_module(&other) {
             files.push(other);
+        } else if (name.ends_with(".pyc") || name.ends_with(".pyo")) && !in_cache
+            || name.ends_with(".so")
+            || name.ends_with(".pyd")
+        {
+            // Python imports a .pyc outside __pycache__ without its source, and a native
+            // module: code whose text the marker cannot read.
+            compiled.push(shown(root, &other));
         }
     }
     let mut out = Vec::new();
-    for file in files {
-        let text = read_lossy(&file);
+    for file in files.iter().take(2_000) {
+        let text = read_lossy(file);
         for (pattern, what) in [
             (&reads, "reads source files or broadside's own files"),
             (
                 &ends,
-                "ends its own process, reaches into the process's other code, or builds or watches code at run time",
+                "ends its own process, changes how pytest reports, reaches into the process's other code, or builds or watches code at run time",
             ),
         ] {
             let at: Vec<String> = text
@@ -718,11 +807,19 @@ fn reads_the_implementation(root: &Path, tests_file: &Path, tests: &TestsSpec) -
             if !at.is_empty() {
                 out.push(format!(
                     "{} {what} (line {}): the marker should check that its tests judge behaviour",
-                    shown(root, &file),
+                    shown(root, file),
                     at.join(", ")
                 ));
             }
         }
+    }
+    if !compiled.is_empty() {
+        compiled.sort();
+        out.push(format!(
+            "the submission ships compiled code Python can import ({}{}): the marker cannot read what it does",
+            compiled.iter().take(4).cloned().collect::<Vec<_>>().join(", "),
+            if compiled.len() > 4 { ", …" } else { "" }
+        ));
     }
     out
 }
@@ -740,23 +837,25 @@ fn print_only_line(lines: &[u32]) -> String {
     )
 }
 
-/// Lines of one kind, one per test (by where it is written), at most [`MOST_LINES`].
+/// Lines of one kind, one per test (by where it is written), in the order of the lines they
+/// name (never the order the tests ran in, which the tests choose), at most [`MOST_LINES`].
 #[derive(Default)]
 struct Listed {
     keys: BTreeSet<String>,
-    lines: Vec<String>,
+    lines: Vec<(u32, String)>,
 }
 
 impl Listed {
-    fn add(&mut self, key: String, line: String) {
+    fn add(&mut self, key: String, at: u32, line: String) {
         if self.keys.insert(key) {
-            self.lines.push(line);
+            self.lines.push((at, line));
         }
     }
 
-    fn into_lines(self, what: &str, out: &mut Vec<String>) {
+    fn into_lines(mut self, what: &str, out: &mut Vec<String>) {
+        self.lines.sort();
         let more = self.lines.len().saturating_sub(MOST_LINES);
-        out.extend(self.lines.into_iter().take(MOST_LINES));
+        out.extend(self.lines.into_iter().take(MOST_LINES).map(|(_, l)| l));
         if more > 0 {
             out.push(format!("… and {more} more {what}"));
         }
@@ -786,6 +885,7 @@ pub(super) fn judge(
             .map(|r| r.shown.clone())
             .unwrap_or_default()
     };
+    let at = |id: &str| -> u32 { wheat.outcome(id).map_or(0, |r| r.at) };
     // Each kind of line names a test (all its cases) once, and lists at most MOST_LINES.
     let mut readings_lines = Listed::default();
     let mut wrong_lines = Listed::default();
@@ -801,6 +901,7 @@ pub(super) fn judge(
         if let Some((decision, _)) = readings.iter().find(|(_, run)| run.passed(id)) {
             readings_lines.add(
                 shown_as(id),
+                at(id),
                 format!(
                     "{} follows the accepted other reading `{decision}` (right, but it catches no buggy version)",
                     shown_as(id)
@@ -819,6 +920,7 @@ pub(super) fn judge(
         };
         wrong_lines.add(
             shown_as(id),
+            at(id),
             format!(
                 "{} fails on a correct implementation, so it is wrong{why}",
                 shown_as(id)
@@ -826,10 +928,8 @@ pub(super) fn judge(
         );
     }
     let mut broke_lines = Listed::default();
-    let mut broke = 0;
     for r in &wheat.tests {
         for b in &r.broke {
-            broke += 1;
             let clause = tests
                 .assumptions
                 .iter()
@@ -837,6 +937,7 @@ pub(super) fn judge(
                 .map_or("", |a| a.clause.as_str());
             broke_lines.add(
                 format!("{}\t{}", r.shown, b.function),
+                r.at,
                 format!(
                     "{} calls {} with arguments that break what the handout lets {} assume ({clause})",
                     r.shown, b.function, b.function
@@ -844,6 +945,8 @@ pub(super) fn judge(
             );
         }
     }
+    // One per test and function, however often the tests say it happened.
+    let broke = broke_lines.keys.len() as u32;
     let calls = |id: &str| -> Vec<String> {
         wheat
             .outcome(id)
@@ -860,6 +963,7 @@ pub(super) fn judge(
         if !busy.contains(&shown_as(id)) {
             idle_lines.add(
                 shown_as(id),
+                at(id),
                 format!(
                     "{} calls none of the testable functions itself",
                     shown_as(id)
@@ -936,6 +1040,11 @@ pub(super) fn judge(
             ("tests", format!("have at least {} tests", tests.at_least))
         }
     };
+    let noun = if ids.len() == 1 {
+        noun.trim_end_matches('s')
+    } else {
+        noun
+    };
     let summary = format!(
         "{} {noun} in {file}, {} pass on a correct implementation; they catch {caught_total} of {} buggy versions; {enough} of {} testable functions {enough_words}",
         ids.len(),
@@ -978,7 +1087,7 @@ mod tests {
         .unwrap();
         std::fs::write(
             root.join("helpers.py"),
-            "import io, os\nA = io.FileIO('x').read()\nB = os.read(os.open('x', 0), 9)\nC = hit.__code__.co_code\n",
+            "import io, os\nA = io.FileIO('x').read()\nB = os.read(os.open('x', 0), 9)\nC = hit.__code__.co_code\nP = 'battle' + 'ships.py'\nD = open(P).read()\n",
         )
         .unwrap();
         std::fs::write(root.join("battleships.py"), "import inspect\n").unwrap();
@@ -987,7 +1096,7 @@ mod tests {
             lines,
             [
                 "test_battleships.py reads source files or broadside's own files (line 1): the marker should check that its tests judge behaviour",
-                "helpers.py reads source files or broadside's own files (line 2, 3, 4): the marker should check that its tests judge behaviour",
+                "helpers.py reads source files or broadside's own files (line 2, 3, 4, 6): the marker should check that its tests judge behaviour",
             ],
             "{lines:#?}"
         );

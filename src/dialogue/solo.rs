@@ -16,6 +16,7 @@ use crate::cell::{Cell, RawCell};
 use crate::engine::{Game, Outcome, random_layout};
 use crate::scenario::{Dialogue, Scenario};
 use crate::spec::{Counter, Rules};
+use crate::target::FaultKind;
 use crate::target::Program;
 use std::sync::Arc;
 
@@ -161,7 +162,10 @@ fn play(
     at.action = "start main()".into();
     let (mut talk, opening) = match super::open(program, &env) {
         Ok(t) => t,
-        Err(played) => return *played,
+        Err(played) => {
+            charge_crash(&played.outcome, at, sheet);
+            return *played;
+        }
     };
     let mut game = Game::new(rules.clone());
     for (i, cells) in layout.iter().enumerate() {
@@ -181,10 +185,50 @@ fn play(
         // Whatever ran to its end without a traceback kept the program alive.
         sheet.pass("never-crash");
     }
+    charge_crash(&outcome, at, sheet);
     Played {
         talk: Some(talk),
         outcome,
     }
+}
+
+/// A game that ended in a Python traceback (an `exception` fault: `EOFError`, `ValueError`,
+/// ...) or was killed (`crash`) has broken `never-crash` (handout 001, main(): "(b) the
+/// program must never crash (i.e., no termination with Python error messages), whatever the
+/// human player does"): the rule is failed, not left *not observed*, so every view that
+/// reads the sheet (the report's lines, the Gradescope and PrairieLearn output, the class
+/// report's rule table) charges it. A `missing` main(), a timeout or a limit is no crash
+/// and charges nothing here. The failure carries no conversation or board: the fault
+/// shown beside it holds the trace and the conversation's last lines.
+fn charge_crash(outcome: &Result<(), Stop>, at: &mut Progress, sheet: &mut Sheet) {
+    let Err(Stop::Faulted(f)) = outcome else {
+        return;
+    };
+    if !matches!(f.kind, FaultKind::Exception | FaultKind::Crash) {
+        return;
+    }
+    let actual = if f.kind == FaultKind::Exception {
+        // The trace's last line at the margin: `EOFError: EOF when reading a line`.
+        let last = f
+            .message
+            .lines()
+            .rev()
+            .find(|l| !l.trim().is_empty() && !l.starts_with(' '))
+            .unwrap_or_default()
+            .trim();
+        format!("a Python error: `{last}`")
+    } else {
+        format!("a crash: {}", f.message.lines().next().unwrap_or_default())
+    };
+    let board = std::mem::take(&mut at.board);
+    sheet.fail(
+        "never-crash",
+        at,
+        "no termination with a Python error (handout: \"the program must never crash ... whatever the human player does\")",
+        actual,
+        String::new(),
+    );
+    at.board = board;
 }
 
 struct Solo {

@@ -822,3 +822,97 @@ fn state_kept_in_sysv_ipc_does_not_change_verdicts() {
         String::from_utf8_lossy(&served)
     );
 }
+
+/// Issue 35, item 14: a `main()` that dies with a traceback (here `EOFError` at the end of
+/// its input) has failed `never-crash`, not left it *not observed*: in its marking sheet, in
+/// the report's opening line, in the Gradescope and PrairieLearn output a student reads
+/// first, and in the class report's rule table.
+#[test]
+fn a_main_that_crashes_fails_never_crash_in_every_view() {
+    let eof = "fixtures/scenarios/solo-10x10/dialogue/03-end-of-input.toml";
+    let crashed = play(
+        "python:fixtures/submissions/solo-10x10/main-dies-at-end-of-input",
+        eof,
+        5,
+    );
+    let (kind, message) = fault_of(&crashed);
+    assert_eq!(kind, FaultKind::Exception, "{message}");
+    assert!(message.contains("EOFError"), "{message}");
+    let never_crash = |r: &ScenarioResult| {
+        r.rules
+            .iter()
+            .find(|x| x.rule == "never-crash")
+            .map(|x| x.verdict)
+    };
+    assert_eq!(never_crash(&crashed), Some(Verdict::Failed), "{crashed:?}");
+    let report = broadside::report::Report::new("eof".into(), vec![crashed]);
+    let text = broadside::report::to_text(&report, false);
+    let first = text.lines().next().unwrap_or_default();
+    assert!(
+        first.starts_with("main (rule `never-crash`) fails") && first.contains("EOFError"),
+        "{text}"
+    );
+    assert!(text.contains("failed        never-crash"), "{text}");
+    let hidden = broadside::report::HiddenResults::default();
+    let gradescope = broadside::report::gradescope(&report, hidden);
+    assert!(
+        gradescope
+            .output
+            .contains("main (rule `never-crash`) fails"),
+        "{}",
+        gradescope.output
+    );
+    let prairielearn = broadside::report::prairielearn(&report, hidden);
+    assert!(
+        prairielearn
+            .output
+            .contains("main (rule `never-crash`) fails"),
+        "{}",
+        prairielearn.output
+    );
+    let fine = play("python:fixtures/submissions/solo-10x10/correct", eof, 5);
+    assert_eq!(never_crash(&fine), Some(Verdict::Passed));
+    let graded = vec![
+        (
+            "correct".to_string(),
+            broadside::report::Report::new("correct".into(), vec![fine]),
+        ),
+        ("eof".to_string(), report),
+    ];
+    let summary = broadside::grade::ClassSummary::build(None, None, &graded, Vec::new()).unwrap();
+    let html = broadside::grade::class_report(&summary, &graded);
+    let row = html
+        .split("<tr>")
+        .find(|r| r.contains("<code>never-crash</code>"))
+        .unwrap_or_default();
+    // passed 1, failed 1, not observed 0: a 50 % failure rate.
+    assert!(
+        row.contains(r#"<td class="num">1</td><td class="num">1</td><td class="num">0</td>"#)
+            && row.contains("50 %"),
+        "{row}"
+    );
+}
+
+/// A module without `main()` is `missing` (what the handout requires is not there), not a
+/// `crash`, and charges no `never-crash`: no `main()` ran to crash.
+#[test]
+fn a_module_without_main_is_missing_not_a_crash() {
+    let dir = tempfile::tempdir().unwrap();
+    let correct =
+        std::fs::read_to_string("fixtures/submissions/solo-10x10/correct/battleships.py").unwrap();
+    let without = &correct[..correct.find("def main").unwrap()];
+    std::fs::write(dir.path().join("battleships.py"), without).unwrap();
+    let r = play(
+        &format!("python:{}", dir.path().display()),
+        "fixtures/scenarios/solo-10x10/dialogue/03-end-of-input.toml",
+        5,
+    );
+    let (kind, message) = fault_of(&r);
+    assert_eq!(kind, FaultKind::Missing, "{message}");
+    assert!(message.contains("no main()"), "{message}");
+    assert!(
+        r.rules.iter().all(|x| x.verdict == Verdict::NotObserved),
+        "{:?}",
+        r.rules
+    );
+}

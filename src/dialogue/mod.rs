@@ -307,8 +307,11 @@ fn play_once(scenario: &Scenario, program: Result<&Program, &Fault>) -> Scenario
     let share = Sheet::share(&result.rules);
     let first = sheet.first_failure().cloned().or(lost);
     match (fault.or(leak), first) {
-        (Some(f), _) => {
+        (Some(f), first) => {
             let step = Some(result.steps_run.max(1));
+            // A rule the fault itself broke (solo-10x10's `never-crash`) is the failure the
+            // feedback leads with, beside the fault.
+            result.divergence = first;
             let mut r = result.errored(f, step).credited(share);
             r.steps_run = r.steps_run.min(plan.moves.len());
             r

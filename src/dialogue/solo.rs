@@ -16,6 +16,7 @@ use crate::cell::{Cell, RawCell};
 use crate::engine::{Game, Outcome, random_layout};
 use crate::scenario::{Dialogue, Scenario};
 use crate::spec::{Counter, Rules};
+use crate::target::FaultKind;
 use crate::target::Program;
 use std::sync::Arc;
 
@@ -72,7 +73,7 @@ pub static RULES: [Rule; 6] = [
     Rule {
         id: "outcome",
         title: "Each shot answers \"You have a hit!\", \"You missed!\" or \"You sank a <ship-type>!\" as the reference says",
-        clause: "main(): \"the computer responds with 'You have a hit!' or 'You missed!'\"; \"If the ship is sunk ... 'You sank a ship-type!'\"; repeated calls are misses",
+        clause: "main(): \"The computer responds with one bit of information--'You have a hit!' or 'You missed!'\"; \"when a ship is hit and sinks, the program prints out a message 'You sank a _ship-type_!'\" (in place of the hit or after it: decision sinking-after-the-hit); repeated calls are misses",
     },
     Rule {
         id: "shots",
@@ -161,7 +162,10 @@ fn play(
     at.action = "start main()".into();
     let (mut talk, opening) = match super::open(program, &env) {
         Ok(t) => t,
-        Err(played) => return *played,
+        Err(played) => {
+            charge_crash(&played.outcome, at, sheet);
+            return *played;
+        }
     };
     let mut game = Game::new(rules.clone());
     for (i, cells) in layout.iter().enumerate() {
@@ -181,10 +185,50 @@ fn play(
         // Whatever ran to its end without a traceback kept the program alive.
         sheet.pass("never-crash");
     }
+    charge_crash(&outcome, at, sheet);
     Played {
         talk: Some(talk),
         outcome,
     }
+}
+
+/// A game that ended in a Python traceback (an `exception` fault: `EOFError`, `ValueError`,
+/// ...) or was killed (`crash`) has broken `never-crash` (handout 001, main(): "(b) the
+/// program must never crash (i.e., no termination with Python error messages), whatever the
+/// human player does"): the rule is failed, not left *not observed*, so every view that
+/// reads the sheet (the report's lines, the Gradescope and PrairieLearn output, the class
+/// report's rule table) charges it. A `missing` main(), a timeout or a limit is no crash
+/// and charges nothing here. The failure carries no conversation or board: the fault
+/// shown beside it holds the trace and the conversation's last lines.
+fn charge_crash(outcome: &Result<(), Stop>, at: &mut Progress, sheet: &mut Sheet) {
+    let Err(Stop::Faulted(f)) = outcome else {
+        return;
+    };
+    if !matches!(f.kind, FaultKind::Exception | FaultKind::Crash) {
+        return;
+    }
+    let actual = if f.kind == FaultKind::Exception {
+        // The trace's last line at the margin: `EOFError: EOF when reading a line`.
+        let last = f
+            .message
+            .lines()
+            .rev()
+            .find(|l| !l.trim().is_empty() && !l.starts_with(' '))
+            .unwrap_or_default()
+            .trim();
+        format!("a Python error: `{last}`")
+    } else {
+        format!("a crash: {}", f.message.lines().next().unwrap_or_default())
+    };
+    let board = std::mem::take(&mut at.board);
+    sheet.fail(
+        "never-crash",
+        at,
+        "no termination with a Python error (handout: \"the program must never crash ... whatever the human player does\")",
+        actual,
+        String::new(),
+    );
+    at.board = board;
 }
 
 struct Solo {
@@ -448,17 +492,58 @@ impl Solo {
 
 /// The outcome main()'s answer says, by the handout's own messages: the earliest of "You
 /// have a hit!", "You missed!" and "You sank a …!" (case and punctuation aside), so a board
-/// legend printed after the shot ("letter = sunk ship") is not read as one.
+/// legend printed after the shot ("letter = sunk ship") is not read as one. "You have a hit!"
+/// whose next message is "You sank a …!" is a sinking announced in two lines, as the
+/// handout's indicative main() does (decision sinking-after-the-hit): "The computer responds
+/// with one bit of information--'You have a hit!' or 'You missed!' ... when a ship is hit
+/// and sinks, the program prints out a message 'You sank a _ship-type_!'".
 fn said(text: &str) -> Option<&'static str> {
     let flat = format!(" {} ", words(text).join(" "));
-    [
+    let mut heard: Vec<(usize, &'static str)> = [
         (" you have a hit ", "hit"),
         (" you missed ", "miss"),
         (" you sank a ", "sunk"),
         (" you sank an ", "sunk"),
     ]
     .iter()
-    .filter_map(|(p, w)| flat.find(p).map(|at| (at, *w)))
-    .min()
-    .map(|(_, w)| w)
+    .flat_map(|(p, w)| flat.match_indices(p).map(move |(at, _)| (at, *w)))
+    .collect();
+    heard.sort_unstable();
+    match heard.as_slice() {
+        [(_, "hit"), (_, "sunk"), ..] => Some("sunk"),
+        [(_, w), ..] => Some(*w),
+        [] => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::said;
+
+    /// Issue 35, item 13: the indicative main()'s two lines on a sinking shot (decision
+    /// sinking-after-the-hit) read as a sinking, not as a hit.
+    #[test]
+    fn a_hit_then_the_sinking_on_the_next_line_is_a_sinking() {
+        assert_eq!(
+            said("You have a hit!\nYou sank a battleship!\n"),
+            Some("sunk")
+        );
+        assert_eq!(said("You sank a destroyer!\n"), Some("sunk"));
+    }
+
+    /// A hit with no sinking after it stays a hit, and a legend or a later message does not
+    /// change what the first one said.
+    #[test]
+    fn a_plain_hit_or_miss_is_read_by_its_first_message() {
+        assert_eq!(said("You have a hit!\nYour shot: "), Some("hit"));
+        assert_eq!(
+            said("You missed!\nYou sank a cruiser! (legend)"),
+            Some("miss")
+        );
+        assert_eq!(
+            said("You have a hit!\nYou missed!\nYou sank a cruiser!"),
+            Some("hit")
+        );
+        assert_eq!(said("Shot at 3 4. Next?"), None);
+    }
 }

@@ -278,6 +278,18 @@ impl Talk {
                 ),
             });
         }
+        // The Python launcher's own refusal (exit 3, one `broadside: ` line): what the
+        // handout requires is not there (no main(), no module, no extension.py). That is
+        // `missing`, not a crash of the student's program.
+        if code == Some(3)
+            && let Some(why) = stderr.trim().strip_prefix("broadside: ")
+            && !why.contains('\n')
+        {
+            return Some(Fault {
+                kind: FaultKind::Missing,
+                message: why.to_string(),
+            });
+        }
         match code {
             Some(0) | None => None,
             Some(c) => Some(Fault {

@@ -526,22 +526,37 @@ fn the_script_runners_writer_called_from_the_notebook_decides_nothing() {
     );
 }
 
-/// A suite written as a `unittest.TestCase` class whose name does not start with `Test`
-/// (pytest collects it): its methods are tests written in the file, counted and named by
-/// line like pytest functions, not taken for tests made at collection.
-#[test]
-fn a_unittest_class_of_any_name_is_counted_as_written_tests() {
+/// The tests figure of a solo-10x10 submission of the correct functions and `tests` as its
+/// `test_battleships.py`, graded with `--marking`.
+fn solo_tests_figure(tests: &str) -> Value {
     let dir = tempfile::tempdir().unwrap();
     let root = Utf8PathBuf::from_path_buf(dir.path().to_path_buf()).unwrap();
-    let sub = root.join("class/unit");
+    let sub = root.join("class/sample");
     std::fs::create_dir_all(&sub).unwrap();
     std::fs::copy(
         "fixtures/submissions/solo-10x10/correct/battleships.py",
         sub.join("battleships.py"),
     )
     .unwrap();
-    std::fs::write(
-        sub.join("test_battleships.py"),
+    std::fs::write(sub.join("test_battleships.py"), tests).unwrap();
+    let out = root.join("out");
+    grade_marking("solo-10x10", &root.join("class"), &out);
+    let sheet = json(&out.join("sample/marking.json"));
+    sheet["figures"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["id"] == "tests")
+        .unwrap()
+        .clone()
+}
+
+/// A suite written as a `unittest.TestCase` class whose name does not start with `Test`
+/// (pytest collects it): its methods are tests written in the file, counted and named by
+/// line like pytest functions, not taken for tests made at collection.
+#[test]
+fn a_unittest_class_of_any_name_is_counted_as_written_tests() {
+    let tests = solo_tests_figure(
         r#"import unittest
 
 from battleships import *
@@ -559,17 +574,8 @@ class BattleshipTests(unittest.TestCase):
 if __name__ == "__main__":
     unittest.main()
 "#,
-    )
-    .unwrap();
-    let out = root.join("out");
-    grade_marking("solo-10x10", &root.join("class"), &out);
-    let sheet = json(&out.join("unit/marking.json"));
-    let tests = sheet["figures"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|f| f["id"] == "tests")
-        .unwrap();
+    );
+
     assert_eq!(tests["numbers"]["tests"], 2.0, "{tests}");
     assert_eq!(tests["numbers"]["passing"], 1.0, "{tests}");
     assert_eq!(tests["numbers"]["caught"], 2.0, "{tests}");
@@ -587,17 +593,7 @@ if __name__ == "__main__":
 /// collection, so the runs that confirm find the same cases).
 #[test]
 fn random_cases_aliases_and_helper_methods_are_honest_tests() {
-    let dir = tempfile::tempdir().unwrap();
-    let root = Utf8PathBuf::from_path_buf(dir.path().to_path_buf()).unwrap();
-    let sub = root.join("class/shapes");
-    std::fs::create_dir_all(&sub).unwrap();
-    std::fs::copy(
-        "fixtures/submissions/solo-10x10/correct/battleships.py",
-        sub.join("battleships.py"),
-    )
-    .unwrap();
-    std::fs::write(
-        sub.join("test_battleships.py"),
+    let tests = solo_tests_figure(
         r#"import random
 
 import pytest
@@ -623,17 +619,8 @@ class TestPlacing:
     def test_one(self):
         assert self.make_fleet((0, 0, True, 4)) == [(0, 0, True, 4, set())]
 "#,
-    )
-    .unwrap();
-    let out = root.join("out");
-    grade_marking("solo-10x10", &root.join("class"), &out);
-    let sheet = json(&out.join("shapes/marking.json"));
-    let tests = sheet["figures"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|f| f["id"] == "tests")
-        .unwrap();
+    );
+
     assert_eq!(tests["numbers"]["tests"], 6.0, "{tests}");
     assert_eq!(tests["numbers"]["passing"], 6.0, "{tests}");
     let rows = tests["functions"].as_array().unwrap();

@@ -363,10 +363,15 @@ impl Bench<'_> {
 impl Outline {
     /// Keeps the claims of tests written in the tests file (`file`, shown as `shown_file`),
     /// each named by where it is written and credited only with calls of required functions
-    /// it names; the rest are counted as made at collection.
+    /// it names; the rest are counted as made at collection (their distinct ids returned).
+    /// One record per test id, in the order ids first came: the last record's outcome,
+    /// message and calls (as [`Run::outcome`] reads them), every record's broken
+    /// assumptions. Linear in the records, which the tests can write by the million.
     fn sift(&self, run: Run, file: &str, shown_file: &str, script: bool) -> (Run, Vec<String>) {
-        let mut kept = Vec::new();
+        let mut kept: Vec<Record> = Vec::new();
+        let mut index: std::collections::HashMap<String, usize> = Default::default();
         let mut made: Vec<String> = Vec::new();
+        let mut made_seen: std::collections::HashSet<String> = Default::default();
         for mut r in run.tests {
             let id = r.test.clone().unwrap_or_default();
             let place = if script {
@@ -392,7 +397,7 @@ impl Outline {
                 None
             };
             let Some((line, mentions)) = place else {
-                if !made.contains(&id) {
+                if made_seen.insert(id.clone()) {
                     made.push(id);
                 }
                 continue;
@@ -401,7 +406,19 @@ impl Outline {
             r.at = line;
             r.calls.retain(|c| mentions.contains(c));
             r.broke.retain(|b| mentions.contains(&b.function));
-            kept.push(r);
+            match index.get(&id) {
+                Some(&i) => {
+                    let earlier = &mut kept[i];
+                    earlier.outcome = r.outcome;
+                    earlier.message = r.message;
+                    earlier.calls = r.calls;
+                    earlier.broke.append(&mut r.broke);
+                }
+                None => {
+                    index.insert(id, kept.len());
+                    kept.push(r);
+                }
+            }
         }
         (Run { tests: kept, ..run }, made)
     }
@@ -497,13 +514,18 @@ pub fn figure(
     let mut notes = Vec::new();
     // The tests' own account of which tests ran, checked: pytest collects exactly the ids
     // they claim (the notebook runner's ids are checked against the outline already).
-    let mut claimed: Vec<String> = made.clone();
-    for r in &on_wheat.tests {
-        let id = r.test.clone().unwrap_or_default();
-        if !claimed.contains(&id) {
-            claimed.push(id);
-        }
-    }
+    let mut claimed: Vec<String> = on_wheat
+        .tests
+        .iter()
+        .filter_map(|r| r.test.clone())
+        .collect();
+    let written: std::collections::HashSet<&String> = claimed.iter().collect();
+    let also: Vec<String> = made
+        .iter()
+        .filter(|id| !written.contains(id))
+        .cloned()
+        .collect();
+    claimed.extend(also);
     let census = script
         || claimed.is_empty()
         || (claimed.len() <= MOST_TESTS
@@ -567,14 +589,12 @@ pub fn figure(
     let timeout = (took * 3).clamp(Duration::from_secs(10), WHEAT_TIMEOUT);
     // The tests that passed on the wheat, confirmed by a run of exactly those: the same run,
     // on each chaff, catches it when it fails. The tests' own claims decide nothing.
-    let mut passed: Vec<String> = Vec::new();
-    for r in &on_wheat.tests {
-        let id = r.test.clone().unwrap_or_default();
-        if r.outcome == "passed" && !passed.contains(&id) {
-            passed.push(id);
-        }
-    }
-    passed.retain(|id| on_wheat.passed(id));
+    let passed: Vec<String> = on_wheat
+        .tests
+        .iter()
+        .filter(|r| r.outcome == "passed")
+        .filter_map(|r| r.test.clone())
+        .collect();
     // Checks that did not finish on the wheat are left out after (script style; a pytest
     // run names the tests it runs).
     let skip: Vec<String> = if script {
@@ -631,12 +651,19 @@ pub fn figure(
         let source = format!("{wheat}\n{}", r.source);
         let first = bench.run(&source, timeout, &Plan::default())?;
         let (claims, _) = outline.sift(first, &tests_file, &shown_file, script);
-        let mut right: Vec<String> = failing
+        // This run's claims are not checked by pytest's collection: look them up by id.
+        let claimed_right: std::collections::HashSet<&str> = claims
+            .tests
             .iter()
-            .filter(|id| claims.passed(id))
+            .filter(|c| c.outcome == "passed")
+            .filter_map(|c| c.test.as_deref())
+            .collect();
+        let right: Vec<String> = failing
+            .iter()
+            .filter(|id| claimed_right.contains(id.as_str()))
             .cloned()
             .collect();
-        right.dedup();
+        let right_set: std::collections::HashSet<&String> = right.iter().collect();
         let holds = !right.is_empty()
             && right.len() <= MOST_TESTS
             && bench.holds(
@@ -652,7 +679,7 @@ pub fn figure(
             claims
                 .tests
                 .into_iter()
-                .filter(|c| c.test.as_ref().is_some_and(|t| right.contains(t)))
+                .filter(|c| c.test.as_ref().is_some_and(|t| right_set.contains(t)))
                 .collect()
         } else {
             Vec::new()
@@ -717,10 +744,10 @@ fn known_exception(message: &str) -> Option<&'static str> {
         "ZeroDivisionError",
         "Failed",
     ];
-    let message = message.trim();
-    let message = regex::Regex::new(r"^[^\s:]+:\d+: ")
-        .expect("a valid pattern")
-        .replace(message, "");
+    static LOCATED: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let located =
+        LOCATED.get_or_init(|| regex::Regex::new(r"^[^\s:]+:\d+: ").expect("a valid pattern"));
+    let message = located.replace(message.trim(), "");
     KNOWN.iter().copied().find(|k| {
         message.starts_with(k)
             && message[k.len()..]

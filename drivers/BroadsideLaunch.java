@@ -1,12 +1,13 @@
 // broadside's launcher for a Java program in dialogue scenarios:
 //
-//   java --add-opens java.base/java.io=ALL-UNNAMED -cp classes broadside_launch.Launch MAIN [ARGS...]
+//   java --add-opens java.base/java.io=ALL-UNNAMED -javaagent:boot/seed.jar -cp classes:boot broadside_launch.Launch MAIN [ARGS...]
 //
 // Runs MAIN's `public static void main(String[])` as the `java` launcher would (the class is
 // initialised by the call, an uncaught exception ends the program with the JVM's own trace,
 // from which this launcher's frame is cut). Started with BROADSIDE_START_AHEAD=1, it first
-// reads one line (the game's environment as JSON; always `{}` for Java) before it loads
-// MAIN: broadside starts the next game's JVM while a game plays. When BROADSIDE_READ_FD names a descriptor,
+// reads one line (the game's environment as JSON) before it loads MAIN: broadside starts the
+// next game's JVM while a game plays. Before MAIN loads, the JDK's shared randomness is seeded
+// with the game's seed (BROADSIDE_SEED; see BroadsideSeed.java). When BROADSIDE_READ_FD names a descriptor,
 // System.in is replaced, before MAIN loads, by a stream that, each time a read would wait (no
 // byte in the pipe), first flushes System.out and System.err and writes one byte there: then
 // broadside knows the program asks for a line instead of guessing it from the kernel. Over it
@@ -31,7 +32,9 @@ public final class Launch {
 
     public static void main(String[] args) throws Throwable {
         if ("1".equals(System.getenv("BROADSIDE_START_AHEAD"))) {
-            waitForTheGame();
+            Seed.plant(Seed.fromJson(waitForTheGame()));
+        } else {
+            Seed.plant(System.getenv("BROADSIDE_SEED"));
         }
         String fd = System.getenv("BROADSIDE_READ_FD");
         if (fd != null) {
@@ -65,17 +68,25 @@ public final class Launch {
         }
     }
 
-    /// Started ahead of its game: reads the game's first line (its environment, which a
-    /// Java game never has: `{}`) byte by byte, so nothing after it is taken from the pipe.
-    private static void waitForTheGame() throws IOException {
+    /// Started ahead of its game: reads the game's first line (its environment as JSON:
+    /// for Java only the game's seed, `{"BROADSIDE_SEED":"…"}`) byte by byte, so nothing
+    /// after it is taken from the pipe.
+    private static String waitForTheGame() throws IOException {
         FileInputStream in = new FileInputStream(FileDescriptor.in);
+        StringBuilder line = new StringBuilder();
         int b;
-        do {
+        while (true) {
             b = in.read();
             if (b < 0) {
                 System.exit(0); // broadside stopped it before its game
             }
-        } while (b != '\n');
+            if (b == '\n') {
+                return line.toString();
+            }
+            if (line.length() < 4096) {
+                line.append((char) b);
+            }
+        }
     }
 
     /// An output stream on descriptor `n`, or null.

@@ -4,7 +4,9 @@
 //   java ... -cp boot broadside_launch.Serve CLASSES MAIN [ARGS...]
 //
 // It reads one line per game on standard input, `game<TAB>IN<TAB>OUT<TAB>ERR` (three FIFOs
-// broadside made), opens them, says `started` on standard output, and runs MAIN's `main` as
+// broadside made) and, when the game has one, `<TAB>` its environment as JSON (for Java only
+// the game's seed, which seeds the JDK's randomness as under `Launch`: BroadsideSeed.java),
+// opens them, says `started` on standard output, and runs MAIN's `main` as
 // the `java` launcher would, on a thread named `main` with System.in, System.out and
 // System.err swapped for the game's streams:
 //
@@ -92,6 +94,8 @@ public final class Serve {
             }
             Set<Thread> before = Thread.getAllStackTraces().keySet();
             Game g = new Game(f[1], f[2], f[3], said);
+            // The JDK's shared randomness, seeded for this game as a JVM of its own would be.
+            Seed.plant(f.length > 4 ? Seed.fromJson(f[4]) : null);
             reply.println("started");
             int code = g.play(classes, main, rest);
             boolean clean = g.settle(before);

@@ -223,6 +223,7 @@ def main():
         wait_for_the_game()
     announce_reads()
     file = find(sys.argv[1])
+    seed_the_dice(os.path.dirname(os.path.abspath(file)))
     sys.path.insert(0, os.path.dirname(os.path.abspath(file)))
     name = os.path.splitext(os.path.basename(file))[0]
     spec = importlib.util.spec_from_file_location(name, file)
@@ -240,6 +241,25 @@ def main():
         sys.stderr.write("broadside: the module defines no main()\n")
         sys.exit(3)
     module.main()
+
+
+def seed_the_dice(folder):
+    """Seeds Python's `random` with the game's seed (BROADSIDE_SEED), before the submission in
+    `folder` runs: a program that places its ships or fires with `random` plays the same game,
+    and gets the same verdicts, every time the scenario is played. The standard `random` is
+    imported before the submission's folder is on the path, and every other module its import
+    brought in is dropped again, so a student's own `bisect.py` is still theirs; a submission
+    with its own `random` module is not seeded. A program that seeds `random` itself, or
+    draws from elsewhere (`secrets`, `os.urandom`, numpy), is left as it is."""
+    seed = os.environ.get("BROADSIDE_SEED", "")
+    if not seed.isdigit() or any(
+            n == "random.py" or n == "random" for n in os.listdir(folder)):
+        return
+    before = set(sys.modules)
+    import random
+    random.seed(int(seed))
+    for name in set(sys.modules) - before - {"random"}:
+        del sys.modules[name]
 
 
 def run_extension(module_file):

@@ -26,11 +26,6 @@ struct Expected {
     /// Why `may_fail` is not empty.
     #[serde(default)]
     random: Option<String>,
-    /// Why a dialogue's messages differ from run to run while its statuses do not: `main()`
-    /// plays a fleet of its own dice, not the one broadside hands it (tests/dialogue.rs then
-    /// compares only statuses and faults between its two ways of running Python games).
-    #[serde(default)]
-    own_dice: Option<String>,
     /// A real-class sample's habit, in a sentence.
     #[serde(default, rename = "trait")]
     habit: Option<String>,
@@ -84,10 +79,6 @@ fn check(assignment: &str, kind: &str, at_least: usize) {
     let mut problems = Vec::new();
     for (name, want) in &expected {
         assert!(!want.bug.is_empty());
-        assert!(
-            want.own_dice.as_ref().is_none_or(|why| !why.is_empty()),
-            "{name}: `own_dice` says why"
-        );
         let limits = broadside::target::limits::Limits {
             request_timeout: Duration::from_secs(3),
             ..Default::default()

@@ -156,7 +156,7 @@ fn play(
     sheet: &mut Sheet,
 ) -> Played {
     at.action = "start the program and choose the mode".into();
-    let (mut talk, opening) = match super::open(program, &[]) {
+    let (mut talk, opening) = match super::open(program, plan, &[]) {
         Ok(t) => t,
         Err(played) => return *played,
     };

@@ -97,13 +97,25 @@ pub struct Played {
     pub outcome: Result<(), Stop>,
 }
 
-/// Starts `program` and hears its opening. Errors: how the game ended before it began,
-/// with the conversation so far when the program started (for feedback).
+/// Starts `program` for a game of `plan` and hears its opening. Errors: how the game ended
+/// before it began, with the conversation so far when the program started (for feedback).
+///
+/// The program's environment gets `env` and `BROADSIDE_SEED`, the plan's seed, with which
+/// broadside's launchers seed the randomness of the program's language before it runs
+/// (Python's `random`; Java's `Random`, `Math.random()`, `ThreadLocalRandom` and
+/// `Collections.shuffle`): a program that places its ships or fires at random plays the
+/// same game, and gets the same verdicts, every time the scenario is played. Spec
+/// decision: grading must not hang on luck (issue: "the same program must get the same
+/// verdict on every rule in every run"); a program that seeds itself from the clock is
+/// not seeded.
 fn open(
     program: &crate::target::Program,
+    plan: &Dialogue,
     env: &[(String, String)],
 ) -> Result<(Talk, talk::Heard), Box<Played>> {
-    let mut talk = match Talk::start(program, env) {
+    let mut env = env.to_vec();
+    env.push(("BROADSIDE_SEED".to_string(), plan.seed.to_string()));
+    let mut talk = match Talk::start(program, &env) {
         Ok(t) => t,
         Err(stop) => {
             return Err(Box::new(Played {

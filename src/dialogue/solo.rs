@@ -160,7 +160,7 @@ fn play(
         serde_json::to_string(&fleet).unwrap_or_default(),
     )];
     at.action = "start main()".into();
-    let (mut talk, opening) = match super::open(program, &env) {
+    let (mut talk, opening) = match super::open(program, plan, &env) {
         Ok(t) => t,
         Err(played) => {
             charge_crash(&played.outcome, at, sheet);

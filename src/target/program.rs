@@ -280,6 +280,12 @@ pub const JAVA_LAUNCHER: &str = include_str!("../../drivers/BroadsideLaunch.java
 /// broadside's game server for Java programs: one JVM plays every game of a submission
 /// (see [`GameServer`]).
 pub const JAVA_SERVER: &str = include_str!("../../drivers/BroadsideServe.java");
+/// broadside's dice for Java programs: an agent that makes `new Random()` take its seed
+/// from the JDK's uniquifier alone, and the seeding of the JDK's shared randomness with a
+/// game's seed before its `main` (`BROADSIDE_SEED`), so a program plays the same game every
+/// time it is graded; compiled with the submission, as `broadside_launch.Seed`, and
+/// packed as the agent `boot/seed.jar` ([`seed_agent`]).
+pub const JAVA_SEED: &str = include_str!("../../drivers/BroadsideSeed.java");
 
 /// Wall-clock time `javac` may take.
 pub const COMPILE_TIMEOUT: Duration = Duration::from_secs(120);
@@ -434,6 +440,9 @@ pub fn java_target(
     let server = launcher.with_file_name("Serve.java");
     std::fs::write(&server, JAVA_SERVER).map_err(ours)?;
     args.push(rel(&server));
+    let seed = launcher.with_file_name("Seed.java");
+    std::fs::write(&seed, JAVA_SEED).map_err(ours)?;
+    args.push(rel(&seed));
     let jvm = jvm_limits(&limits);
     let javac = javac();
     let jdk_env = jdk_library_path(&javac);
@@ -490,6 +499,7 @@ pub fn java_target(
         boot.join("broadside_launch"),
     )
     .map_err(ours)?;
+    seed_agent(&boot).map_err(ours)?;
     let jvm_args: Vec<String> = [
         "-Xmx256m",
         "-Xss8m",
@@ -501,6 +511,15 @@ pub fn java_target(
         // The launcher opens descriptor 3 through `FileDescriptor`'s field.
         "--add-opens",
         "java.base/java.io=ALL-UNNAMED",
+        // The game's seed for the JDK's randomness (`drivers/BroadsideSeed.java`): the
+        // agent, and the fields `Seed.plant` sets.
+        "-javaagent:boot/seed.jar",
+        "--add-opens",
+        "java.base/java.lang=ALL-UNNAMED",
+        "--add-opens",
+        "java.base/java.util=ALL-UNNAMED",
+        "--add-opens",
+        "java.base/java.util.concurrent=ALL-UNNAMED",
     ]
     .map(String::from)
     .to_vec();
@@ -546,6 +565,26 @@ pub fn java_target(
         (a, b) => a.or(b),
     };
     Ok(Built::Ready(Box::new(program)))
+}
+
+/// Packs `boot/broadside_launch/Seed.class` as the Java agent `boot/seed.jar` (its manifest
+/// names it `Premain-Class` and lets it redefine `java.util.Random`).
+///
+/// Errors: the class is not there or the jar cannot be written (the grader's own failure).
+fn seed_agent(boot: &Path) -> std::io::Result<()> {
+    use std::io::Write;
+    let class = std::fs::read(boot.join("broadside_launch/Seed.class"))?;
+    let mut jar = zip::ZipWriter::new(std::fs::File::create(boot.join("seed.jar"))?);
+    let stored =
+        zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored);
+    jar.start_file("META-INF/MANIFEST.MF", stored)?;
+    jar.write_all(
+        b"Manifest-Version: 1.0\r\nPremain-Class: broadside_launch.Seed\r\nCan-Redefine-Classes: true\r\n\r\n",
+    )?;
+    jar.start_file("broadside_launch/Seed.class", stored)?;
+    jar.write_all(&class)?;
+    jar.finish()?;
+    Ok(())
 }
 
 /// Whether one JVM may play every game of a program with these sources: not where

@@ -602,7 +602,7 @@ impl Boats {
                 talk,
                 at,
                 c.into(),
-                "the next cell of a sweep (layout unknown)",
+                "the next cell not fired at yet (where the boats are is not known)",
             )?;
             let said = self.log.last().and_then(|d| self.outcome_said(&d.text));
             if said == Some(word) || (word == "hit" && said == Some("sunk")) {

@@ -438,6 +438,7 @@ impl Boats {
             at.move_no = i + 1;
             at.line = m.line;
             at.move_name = m.name.clone();
+            talk.mark(at);
             if self.over {
                 break;
             }

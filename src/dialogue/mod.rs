@@ -19,6 +19,7 @@ pub mod session;
 pub mod sheet;
 mod solo;
 mod talk;
+pub mod transcript;
 
 use crate::report::{Divergence, ScenarioResult};
 use crate::scenario::{Dialogue, Scenario};
@@ -276,6 +277,12 @@ fn play_once(scenario: &Scenario, program: Result<&Program, &Fault>) -> Scenario
     sheet.entry = driver.entry();
     let played = driver.play(scenario, plan, program, &mut at, &mut sheet);
     let tail = played.talk.as_ref().map(Talk::tail).unwrap_or_default();
+    let transcript = program.transcripts.as_ref().map(|_| {
+        played
+            .talk
+            .as_ref()
+            .map(|t| t.transcript(transcript::LIMIT))
+    });
     let leftovers = played.talk.map(Talk::finish).unwrap_or_default();
     result.steps_run = if at.move_name.is_empty() {
         0
@@ -352,7 +359,7 @@ fn play_once(scenario: &Scenario, program: Result<&Program, &Fault>) -> Scenario
     result.conventions = std::mem::take(&mut sheet.conventions);
     let share = Sheet::share(&result.rules);
     let first = sheet.first_failure().cloned().or(lost);
-    match (fault.or(leak), first) {
+    let result = match (fault.or(leak), first) {
         (Some(f), first) => {
             let step = Some(result.steps_run.max(1));
             // A rule the fault itself broke (solo-10x10's `never-crash`) is the failure the
@@ -369,7 +376,18 @@ fn play_once(scenario: &Scenario, program: Result<&Program, &Fault>) -> Scenario
             r.status = crate::report::Status::Failed;
             r
         }
+    };
+    if let (Some(sink), Some(Some(written))) = (&program.transcripts, transcript) {
+        let outcome = format!(
+            "{} ({}/{} points){}",
+            status_word(result.status),
+            result.points,
+            result.max_points,
+            cut.map(|c| format!("; {c}")).unwrap_or_default()
+        );
+        sink.write(result.name(), &result.path, &outcome, &written);
     }
+    result
 }
 
 /// Where in the game `at` is, for a sentence: `at move 3 (a rocket off the grid: …)`, or

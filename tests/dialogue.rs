@@ -968,3 +968,27 @@ fn a_lost_track_is_said_as_broadsides_and_no_plan_word_reaches_a_student() {
     assert!(text.contains("not judged    winner"), "{text}");
     assert!(text.contains("the real board (ships shown):"), "{text}");
 }
+
+/// Issue 35, item 19: the conventions line lists each convention once (a program asking the
+/// column first was listed "the column asked first" once per shot).
+#[test]
+fn each_convention_is_listed_once() {
+    common::needs_jdk();
+    let r = play(
+        "java:fixtures/submissions/battleboats/column-first-prompts",
+        HITS,
+        10,
+    );
+    assert!(
+        r.conventions.iter().any(|c| c == "the column asked first"),
+        "{:?}",
+        r.conventions
+    );
+    let mut once = r.conventions.clone();
+    once.dedup();
+    once.sort();
+    once.dedup();
+    assert_eq!(once.len(), r.conventions.len(), "{:?}", r.conventions);
+    let text = broadside::report::details(&r);
+    assert_eq!(text.matches("the column asked first").count(), 1, "{text}");
+}

@@ -74,10 +74,14 @@ impl Sheet {
         }
     }
 
-    /// Notes an input convention the program needed (empty notes are dropped).
+    /// Notes the input conventions the program needed: `what` may hold several, `; `
+    /// between them; each is kept once, however often a driver noted it (a board size asked
+    /// for twice, say), and empty notes are dropped (issue 35, item 19).
     pub fn note(&mut self, what: String) {
-        if !what.is_empty() && !self.conventions.contains(&what) {
-            self.conventions.push(what);
+        for one in what.split("; ").map(str::trim) {
+            if !one.is_empty() && !self.conventions.iter().any(|c| c == one) {
+                self.conventions.push(one.to_string());
+            }
         }
     }
 
@@ -288,7 +292,25 @@ pub fn singular_after_one(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::singular_after_one;
+    use super::{Sheet, singular_after_one};
+
+    #[test]
+    fn each_convention_is_noted_once() {
+        let mut sheet = Sheet::new(&[], &[]);
+        sheet.note(
+            "board size asked for: answered 8; a shot starts with `fire`; board size asked for: answered 8"
+                .into(),
+        );
+        sheet.note("a shot starts with `fire`".into());
+        sheet.note(String::new());
+        assert_eq!(
+            sheet.conventions,
+            [
+                "board size asked for: answered 8",
+                "a shot starts with `fire`"
+            ]
+        );
+    }
 
     #[test]
     fn one_ship_is_singular() {

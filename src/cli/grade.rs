@@ -72,7 +72,8 @@ pub struct GradeArgs {
     marking: bool,
     /// Staff only: write each dialogue's whole conversation (every line sent and printed,
     /// under a marker of its move) to a file of its own in this folder,
-    /// `SUBMISSION--SCENARIO.txt`, at most 1 MiB each; never into the reports in --out.
+    /// `SUBMISSION--SCENARIO.txt`, at most 1 MiB each; never into the reports in --out. A
+    /// submission skipped by --resume is not played and writes none.
     #[arg(long, value_name = "DIR")]
     transcript: Option<Utf8PathBuf>,
     #[command(flatten)]

@@ -96,6 +96,15 @@ fn a_window_program_scores_nothing_and_says_why_in_one_line() {
     let first = message.lines().next().unwrap_or_default();
     assert!(first.contains("opens a window"), "{message}");
     assert!(r.rules.iter().all(|x| x.verdict == Verdict::NotObserved));
+    // Said as the program's fault, not as a rule it was seen not to keep (issue 35, 18).
+    assert!(
+        r.rules.iter().all(|x| x
+            .evidence
+            .starts_with("the program stopped with a fault (exception) at the start (")
+            && x.evidence.ends_with(", before this rule could be judged")),
+        "{:?}",
+        r.rules
+    );
     let text = broadside::report::details(&r);
     let at = |s: &str| text.find(s).unwrap_or(usize::MAX);
     assert!(

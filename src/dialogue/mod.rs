@@ -301,7 +301,7 @@ fn play_once(scenario: &Scenario, program: Result<&Program, &Fault>) -> Scenario
                 f.message = format!("{}\nThe conversation's last lines:\n{last}", f.message);
             }
             let cut = format!(
-                "the program stopped with a fault ({}) {}, before the game came to this rule",
+                "the program stopped with a fault ({}) {}, before this rule could be judged",
                 f.kind.word(),
                 where_in_game(&at)
             );

@@ -975,3 +975,192 @@ fn fuzz_reports_a_grader_that_cannot_start_the_target_as_its_own_failure() {
     assert!(err.contains("broadside's own side failed"), "{err}");
     assert!(!out_file.exists());
 }
+
+/// The files of a `--transcript` folder: (name, text).
+fn transcripts(dir: &std::path::Path) -> Vec<(String, String)> {
+    let mut files: Vec<(String, String)> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| {
+            let e = e.unwrap();
+            (
+                e.file_name().into_string().unwrap(),
+                std::fs::read_to_string(e.path()).unwrap(),
+            )
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn transcript_holds_the_whole_game_with_its_moves_beyond_the_reports_tail() {
+    common::needs_jdk();
+    let dir = tempfile::tempdir().unwrap();
+    // A program broadside loses track of in its third move: the report keeps the last
+    // lines, the transcript the whole game.
+    let out = broadside()
+        .args([
+            "run",
+            "fixtures/scenarios/grenades-8x8/dialogue/01-full-game.toml",
+            "--target",
+            "java:fixtures/submissions/grenades-8x8/grenade-skip-wrong-player",
+            "--transcript",
+        ])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let report = String::from_utf8_lossy(&out.stdout);
+    let files = transcripts(dir.path());
+    assert_eq!(files.len(), 1, "{files:?}");
+    let (name, text) = &files[0];
+    // A stable, safe name: the target and the scenario, nothing a shell or a folder tree
+    // would read otherwise.
+    assert!(name.ends_with("--grenades-8x8.01-full-game.txt"), "{name}");
+    assert!(
+        name.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c)),
+        "{name}"
+    );
+    // Every move under its marker, the lines sent and printed beneath.
+    for marker in [
+        "== before the first move",
+        "== move 1 (line 11): place",
+        "== move 3 (line 11): sweep",
+    ] {
+        assert!(text.contains(marker), "{marker} missing:\n{text}");
+    }
+    assert!(text.contains("\n> "), "{text}");
+    // The whole game: far more than the report's last lines, from the program's first
+    // question, which the report no longer shows.
+    assert!(report.contains("FAIL"), "{report}");
+    let lines = text.lines().count();
+    assert!(lines > 60, "{lines} lines:\n{text}");
+    assert!(text.contains("Ship 1 position?"), "{text}");
+    assert!(!report.contains("Ship 1 position?"), "{report}");
+    assert!(text.contains("result: failed"), "{text}");
+    assert!(!text.contains("transcript cut"), "{text}");
+    // Never in the report.
+    assert!(!report.contains("== move"), "{report}");
+    assert!(!report.contains(&text[..200]), "{report}");
+    // Refused with a student view: it shows hidden scenarios' games.
+    for view in [
+        ["--audience", "student"],
+        ["--format", "gradescope"],
+        ["--format", "prairielearn"],
+    ] {
+        let refused = broadside()
+            .args([
+                "run",
+                "fixtures/scenarios/grenades-8x8/dialogue/01-full-game.toml",
+                "--target",
+                "exec:python3 -u tests/fixtures/programs/grenades/letter-rows.py",
+                "--transcript",
+            ])
+            .arg(dir.path())
+            .args(view)
+            .output()
+            .unwrap();
+        assert_eq!(refused.status.code(), Some(2), "{view:?}");
+        assert!(
+            String::from_utf8_lossy(&refused.stderr).contains("--transcript is for staff"),
+            "{view:?}"
+        );
+    }
+}
+
+#[test]
+fn transcript_of_a_program_that_prints_without_end_is_bounded_and_says_it_was_cut() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = broadside()
+        .args([
+            "run",
+            "fixtures/scenarios/battleboats/dialogue/01-hits-and-sinking.toml",
+            "--target",
+            "exec:python3 -u tests/fixtures/programs/floods-lines.py",
+            "--format",
+            "json",
+            "--transcript",
+        ])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["scenarios"][0]["fault"]["kind"], "limit", "{v}");
+    let files = transcripts(dir.path());
+    assert_eq!(files.len(), 1);
+    let text = &files[0].1;
+    // 1 MiB of the game and a header, not the 4 MiB the program printed.
+    assert!(text.len() <= 1024 * 1024 + 2048, "{} bytes", text.len());
+    let last = text.lines().last().unwrap();
+    assert!(
+        last.starts_with("== transcript cut at 1024 KiB:") && last.ends_with("not written"),
+        "{last}"
+    );
+}
+
+#[test]
+fn grade_writes_a_transcript_per_submission_and_scenario_outside_the_reports() {
+    let class = tempfile::tempdir().unwrap();
+    for name in ["ada", "bob"] {
+        let sub = class.path().join(name);
+        std::fs::create_dir(&sub).unwrap();
+        std::fs::copy(
+            "tests/fixtures/programs/grenades/letter-rows.py",
+            sub.join("game.py"),
+        )
+        .unwrap();
+    }
+    let out = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let status = broadside()
+        .args([
+            "grade",
+            "--suite",
+            "fixtures/scenarios/grenades-8x8/dialogue",
+            "--target",
+            "exec:python3 -u {}/game.py",
+            "--jobs",
+            "2",
+            "--submissions",
+        ])
+        .arg(class.path())
+        .arg("--out")
+        .arg(out.path())
+        .arg("--transcript")
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(
+        status.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&status.stderr)
+    );
+    let files = transcripts(dir.path());
+    let scenarios = std::fs::read_dir("fixtures/scenarios/grenades-8x8/dialogue")
+        .unwrap()
+        .count();
+    assert_eq!(
+        files.len(),
+        2 * scenarios,
+        "{:?}",
+        files.iter().map(|f| &f.0).collect::<Vec<_>>()
+    );
+    assert!(
+        files
+            .iter()
+            .any(|(n, _)| n.starts_with("ada--grenades-8x8."))
+    );
+    assert!(
+        files
+            .iter()
+            .any(|(n, _)| n.starts_with("bob--grenades-8x8."))
+    );
+    // Nothing of it in what a student is handed.
+    for sub in ["ada", "bob"] {
+        for f in ["report.txt", "results.json"] {
+            let shown = std::fs::read_to_string(out.path().join(sub).join(f)).unwrap();
+            assert!(!shown.contains("== move"), "{sub}/{f}");
+        }
+    }
+}

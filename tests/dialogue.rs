@@ -96,10 +96,19 @@ fn a_window_program_scores_nothing_and_says_why_in_one_line() {
     let first = message.lines().next().unwrap_or_default();
     assert!(first.contains("opens a window"), "{message}");
     assert!(r.rules.iter().all(|x| x.verdict == Verdict::NotObserved));
+    // Said as the program's fault, not as a rule it was seen not to keep (issue 35, 18).
+    assert!(
+        r.rules.iter().all(|x| x
+            .evidence
+            .starts_with("the program stopped with a fault (exception) at the start (")
+            && x.evidence.ends_with(", before this rule could be judged")),
+        "{:?}",
+        r.rules
+    );
     let text = broadside::report::details(&r);
     let at = |s: &str| text.find(s).unwrap_or(usize::MAX);
     assert!(
-        at("opens a window") < at("not observed  hit, miss, sunk"),
+        at("opens a window") < at("not judged    hit, miss, sunk"),
         "{text}"
     );
 }
@@ -933,4 +942,80 @@ fn a_module_without_main_is_missing_not_a_crash() {
         "{:?}",
         r.rules
     );
+}
+
+/// Issue 35, items 17 and 18: where broadside lost track of a game, the rules it did not
+/// come to say so as broadside's own limit ("broadside could not follow the game after move
+/// 3 (…), because …"), never "not observed"/"not reached" as if the program had not done
+/// them; the plan's move names (`sweep`) stay out of every student view, and a move's line
+/// is said with the command that shows the scenario.
+#[test]
+fn a_lost_track_is_said_as_broadsides_and_no_plan_word_reaches_a_student() {
+    common::needs_jdk();
+    let r = play(
+        "java:fixtures/submissions/grenades-8x8/grenade-skip-wrong-player",
+        "fixtures/scenarios/grenades-8x8/dialogue/01-full-game.toml",
+        10,
+    );
+    let unjudged: Vec<&str> = r
+        .rules
+        .iter()
+        .filter(|x| x.verdict == Verdict::NotObserved)
+        .map(|x| x.evidence.as_str())
+        .collect();
+    assert!(!unjudged.is_empty(), "{r:?}");
+    for why in &unjudged {
+        assert!(
+            why.starts_with("broadside could not follow the game after move 3 (")
+                && why.contains("), because "),
+            "{why}"
+        );
+    }
+    let views = [
+        broadside::report::details(&r),
+        serde_json::to_string(&r.rules).unwrap(),
+        serde_json::to_string(&r.divergence).unwrap(),
+    ];
+    for shown in &views {
+        for word in [
+            "not observed",
+            "not reached",
+            "sweep",
+            "layout unknown",
+            "(reference",
+        ] {
+            assert!(!shown.contains(word), "`{word}` in:\n{shown}");
+        }
+    }
+    let text = &views[0];
+    assert!(
+        text.contains("(line 11 of `broadside show grenades-8x8/01-full-game`)"),
+        "{text}"
+    );
+    assert!(text.contains("not judged    winner"), "{text}");
+    assert!(text.contains("the real board (ships shown):"), "{text}");
+}
+
+/// Issue 35, item 19: the conventions line lists each convention once (a program asking the
+/// column first was listed "the column asked first" once per shot).
+#[test]
+fn each_convention_is_listed_once() {
+    common::needs_jdk();
+    let r = play(
+        "java:fixtures/submissions/battleboats/column-first-prompts",
+        HITS,
+        10,
+    );
+    assert!(
+        r.conventions.iter().any(|c| c == "the column asked first"),
+        "{:?}",
+        r.conventions
+    );
+    let mut once = r.conventions.clone();
+    once.dedup();
+    once.sort();
+    once.dedup();
+    assert_eq!(once.len(), r.conventions.len(), "{:?}", r.conventions);
+    let text = broadside::report::details(&r);
+    assert_eq!(text.matches("the column asked first").count(), 1, "{text}");
 }

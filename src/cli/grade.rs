@@ -70,6 +70,12 @@ pub struct GradeArgs {
     /// files and comments, the commit history).
     #[arg(long)]
     marking: bool,
+    /// Staff only: write each dialogue's whole conversation (every line sent and printed,
+    /// under a marker of its move) to a file of its own in this folder,
+    /// `SUBMISSION--SCENARIO.txt`, at most 1 MiB each; never into the reports in --out. A
+    /// submission skipped by --resume is not played and writes none.
+    #[arg(long, value_name = "DIR")]
+    transcript: Option<Utf8PathBuf>,
     #[command(flatten)]
     limits: LimitArgs,
 }
@@ -191,6 +197,11 @@ pub fn grade(args: GradeArgs) -> Result<u8, Error> {
             if args.marking { "; marking" } else { "" }
         ),
     };
+    let transcripts = args
+        .transcript
+        .as_deref()
+        .map(super::transcript_sink)
+        .transpose()?;
     let make = |sub: &Submission, slot: usize| {
         // A `cmd:` or `exec:` template goes through `sh -c`: the folder is quoted as one word.
         let path = if template_spec.is_command() {
@@ -204,7 +215,12 @@ pub fn grade(args: GradeArgs) -> Result<u8, Error> {
         let uid = users.base + u32::try_from(slot).unwrap_or(0);
         // Either way the submission is not graded (listed with why, retried by --resume).
         let spec: broadside::target::TargetSpec = spec.parse()?;
-        broadside::target::from_spec(&spec, limits.clone(), uid).map_err(|e| e.to_string())
+        let mut target =
+            broadside::target::from_spec(&spec, limits.clone(), uid).map_err(|e| e.to_string())?;
+        if let Some(sink) = &transcripts {
+            target.keep_transcripts(sink.for_submission(&sub.id));
+        }
+        Ok(target)
     };
     let progress = Reporter::new(plan.submissions.len());
     let start = std::time::Instant::now();
@@ -243,6 +259,9 @@ pub fn grade(args: GradeArgs) -> Result<u8, Error> {
             }
             None => not_started += 1,
         }
+    }
+    if let Some(sink) = &transcripts {
+        super::warn_transcripts(sink);
     }
     let summary = ClassSummary::build(
         suites.title(),

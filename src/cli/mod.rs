@@ -88,3 +88,24 @@ pub(crate) fn joined(paths: &[Utf8PathBuf]) -> String {
 pub(crate) fn plural(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
+
+/// The transcripts' folder `dir` (`--transcript`), created if missing.
+///
+/// Errors: [`Error::Grader`] when it cannot be created.
+pub(crate) fn transcript_sink(
+    dir: &camino::Utf8Path,
+) -> Result<broadside::dialogue::transcript::TranscriptSink, Error> {
+    std::fs::create_dir_all(dir)
+        .map_err(|e| Error::Grader(format!("failed to create the transcript folder {dir}: {e}")))?;
+    Ok(broadside::dialogue::transcript::TranscriptSink::new(
+        dir.as_std_path(),
+        "",
+    ))
+}
+
+/// Warns on standard error of each transcript that could not be written.
+pub(crate) fn warn_transcripts(sink: &broadside::dialogue::transcript::TranscriptSink) {
+    for f in sink.failures() {
+        let _ = writeln!(anstream::stderr(), "warning: transcript: {f}");
+    }
+}

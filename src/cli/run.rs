@@ -42,6 +42,12 @@ pub(crate) struct RunArgs {
     /// and after-due-date scenarios (the Gradescope format always does).
     #[arg(long, value_enum, default_value_t = Audience::Staff)]
     audience: Audience,
+    /// Staff only: write each dialogue's whole conversation (every line sent and printed,
+    /// under a marker of its move) to a file of its own in this folder,
+    /// `TARGET--SCENARIO.txt`, at most 1 MiB each; never in the report. Refused with a
+    /// student view (`--audience student`, `--format gradescope|prairielearn`).
+    #[arg(long, value_name = "DIR")]
+    transcript: Option<Utf8PathBuf>,
     #[command(flatten)]
     limits: LimitArgs,
 }
@@ -106,8 +112,18 @@ pub(crate) fn run(args: RunArgs) -> Result<u8, Error> {
         out,
         specs,
         audience,
+        transcript,
         limits: limit_args,
     } = args;
+    // A transcript names the plan's moves and shows hidden scenarios' play: staff only.
+    if transcript.is_some()
+        && (audience == Audience::Student
+            || matches!(format, Format::Gradescope | Format::Prairielearn))
+    {
+        return Err(Error::Input(
+            "--transcript is for staff: it shows every scenario's whole game, hidden ones too, so it cannot go with a student view (--audience student, --format gradescope or prairielearn)".into(),
+        ));
+    }
     let specs = specs_or_diagnostics(&specs)?;
     if let Some(message) = misplaced_paths(&paths, assignment.as_deref(), &target, &specs) {
         return Err(Error::Input(message));
@@ -157,6 +173,12 @@ pub(crate) fn run(args: RunArgs) -> Result<u8, Error> {
         broadside::target::process::kill_user(uid);
     }
     let mut target = broadside::target::from_spec(&target, limits, uid)?;
+    let transcripts = transcript
+        .map(|dir| super::transcript_sink(&dir))
+        .transpose()?;
+    if let Some(sink) = &transcripts {
+        target.keep_transcripts(sink.for_submission(&target.name()));
+    }
     if !loaded
         .scenarios
         .iter()
@@ -230,6 +252,9 @@ pub(crate) fn run(args: RunArgs) -> Result<u8, Error> {
             );
         }
         None => write!(anstream::stdout(), "{text}")?,
+    }
+    if let Some(sink) = &transcripts {
+        super::warn_transcripts(sink);
     }
     // A report with scenarios broadside itself failed to play is no grade (exit 3).
     if let Some(why) = report.not_graded() {

@@ -438,6 +438,7 @@ impl Boats {
             at.move_no = i + 1;
             at.line = m.line;
             at.move_name = m.name.clone();
+            talk.mark(at);
             if self.over {
                 break;
             }
@@ -602,7 +603,7 @@ impl Boats {
                 talk,
                 at,
                 c.into(),
-                "the next cell of a sweep (layout unknown)",
+                "the next cell not fired at yet (where the boats are is not known)",
             )?;
             let said = self.log.last().and_then(|d| self.outcome_said(&d.text));
             if said == Some(word) || (word == "hit" && said == Some("sunk")) {

@@ -280,6 +280,7 @@ fn live(
         at.move_no = k + 1;
         at.line = m.line;
         at.move_name = m.name.clone();
+        talk.mark(at);
         if rec.ended {
             break;
         }

@@ -19,6 +19,7 @@ pub mod session;
 pub mod sheet;
 mod solo;
 mod talk;
+pub mod transcript;
 
 use crate::report::{Divergence, ScenarioResult};
 use crate::scenario::{Dialogue, Scenario};
@@ -134,13 +135,53 @@ fn open(
 }
 
 impl Progress {
-    /// The move and what was being done: `repeat-hit: fire at (0, 0): sent `0 0``.
+    /// What was being done, in a student's words: `a shot off the board: fire at (-1, 0)…`.
+    /// The plan's move names (`sweep`, `hit-each-boat`) are broadside's own vocabulary and
+    /// stay out of feedback ([`move_words`]); the staff transcript keeps them.
     pub fn describe(&self) -> String {
         if self.move_name.is_empty() {
             format!("before the first move: {}", self.action)
         } else {
-            format!("{}: {}", self.move_name, self.action)
+            format!("{}: {}", move_words(&self.move_name), self.action)
         }
+    }
+}
+
+/// A plan's move in words a student understands (issue 35, item 17: no plan vocabulary in
+/// student views); an unknown name is said as it is.
+pub fn move_words(name: &str) -> &str {
+    match name {
+        // battleboats
+        "print" => "showing the board",
+        "hit-each-boat" => "a hit on each boat",
+        "sink-smallest" => "sinking the smallest boat",
+        "miss" => "a miss",
+        "repeat-hit" => "a cell already hit, fired at again",
+        "repeat-miss" => "a cell already missed, fired at again",
+        "off-board" | "off-board-far" => "a shot off the board",
+        "drone-row" => "the drone on a row",
+        "drone-col" => "the drone on a column",
+        "drone-bad-input" => "the drone, given a bad answer first",
+        "missile-corner" => "a missile at a corner",
+        "missile-off-board" => "a missile aimed off the board",
+        "fire-missile-cell" => "a cell the missile struck, fired at again",
+        "sink-all" => "sinking every boat",
+        // grenades-8x8
+        "place-off-grid" => "placing an item off the grid",
+        "place-occupied" => "placing an item on a taken cell",
+        "place" => "placing the items",
+        "initial-grid" => "the first grid",
+        "fire-own-ship" => "a rocket at the human's own ship",
+        "fire-own-grenade" => "a rocket at the human's own grenade",
+        "fire-off-grid" => "a rocket off the grid",
+        "fire-recalled" => "a rocket at a cell called before",
+        "sweep" => "playing the game on to its end",
+        // solo-10x10
+        "hostile-input" => "answers that are not coordinates",
+        "quit" => "quitting",
+        "end-of-input" => "the input ending",
+        "play" => "a whole game",
+        other => other,
     }
 }
 
@@ -248,6 +289,12 @@ fn play_once(scenario: &Scenario, program: Result<&Program, &Fault>) -> Scenario
     sheet.entry = driver.entry();
     let played = driver.play(scenario, plan, program, &mut at, &mut sheet);
     let tail = played.talk.as_ref().map(Talk::tail).unwrap_or_default();
+    let transcript = program.transcripts.as_ref().map(|_| {
+        played
+            .talk
+            .as_ref()
+            .map(|t| t.transcript(transcript::LIMIT))
+    });
     let leftovers = played.talk.map(Talk::finish).unwrap_or_default();
     result.steps_run = if at.move_name.is_empty() {
         0
@@ -266,10 +313,9 @@ fn play_once(scenario: &Scenario, program: Result<&Program, &Fault>) -> Scenario
                 f.message = format!("{}\nThe conversation's last lines:\n{last}", f.message);
             }
             let cut = format!(
-                "the game ended at move {} ({}) with a fault: {}",
-                at.move_no,
-                at.describe(),
-                f.kind.word()
+                "the program stopped with a fault ({}) {}, before this rule could be judged",
+                f.kind.word(),
+                where_in_game(&at)
             );
             (Some(f), Some(cut))
         }
@@ -278,11 +324,16 @@ fn play_once(scenario: &Scenario, program: Result<&Program, &Fault>) -> Scenario
             expected,
             actual,
         }) => {
-            // Lost track: the program's game cannot be followed past here.
+            // Lost track: the program's game cannot be followed past here. Said as
+            // broadside's own limit, never as something the program did not do.
+            let place = if at.move_name.is_empty() {
+                format!("from the start ({})", at.action)
+            } else {
+                format!("after move {} ({})", at.move_no, at.describe())
+            };
             let cut = format!(
-                "the game could not be followed past move {} ({}): expected {expected}; got {actual}",
-                at.move_no,
-                at.describe()
+                "broadside could not follow the game {place}, because {}",
+                lost_because(&expected, &actual)
             );
             if sheet.judges(&check) {
                 sheet.fail(&check, &at, expected, actual, tail.clone());
@@ -292,9 +343,11 @@ fn play_once(scenario: &Scenario, program: Result<&Program, &Fault>) -> Scenario
                     line: at.line,
                     action: at.describe(),
                     check,
-                    expected,
-                    actual,
-                    note: None,
+                    expected: sheet::singular_after_one(&expected),
+                    actual: sheet::singular_after_one(&actual),
+                    note: Some(
+                        "broadside could not follow the game from here on; this is charged to no rule, and the rules the game had not come to yet are not judged".into(),
+                    ),
                     conversation: at.output.is_none() && !tail.is_empty(),
                     output: at
                         .output
@@ -314,11 +367,11 @@ fn play_once(scenario: &Scenario, program: Result<&Program, &Fault>) -> Scenario
             leftovers.join("\n")
         ),
     });
-    result.rules = sheet.results(cut.as_deref());
+    result.rules = sheet.results(cut.as_deref(), &result.line_of());
     result.conventions = std::mem::take(&mut sheet.conventions);
     let share = Sheet::share(&result.rules);
     let first = sheet.first_failure().cloned().or(lost);
-    match (fault.or(leak), first) {
+    let result = match (fault.or(leak), first) {
         (Some(f), first) => {
             let step = Some(result.steps_run.max(1));
             // A rule the fault itself broke (solo-10x10's `never-crash`) is the failure the
@@ -335,6 +388,41 @@ fn play_once(scenario: &Scenario, program: Result<&Program, &Fault>) -> Scenario
             r.status = crate::report::Status::Failed;
             r
         }
+    };
+    if let (Some(sink), Some(Some(written))) = (&program.transcripts, transcript) {
+        let outcome = format!(
+            "{} ({}/{} points){}",
+            status_word(result.status),
+            result.points,
+            result.max_points,
+            cut.map(|c| format!("; {c}")).unwrap_or_default()
+        );
+        sink.write(result.name(), &result.path, &outcome, &written);
+    }
+    result
+}
+
+/// Where in the game `at` is, for a sentence: `at move 3 (a rocket off the grid: …)`, or
+/// `at the start (…)` before the first move.
+fn where_in_game(at: &Progress) -> String {
+    if at.move_name.is_empty() {
+        format!("at the start ({})", at.action)
+    } else {
+        format!("at move {} ({})", at.move_no, at.describe())
+    }
+}
+
+/// Why broadside lost track, in a clause: what it expected and what the program did. A grid
+/// is never quoted inside a sentence: it is shown in the failure above.
+fn lost_because(expected: &str, actual: &str) -> String {
+    let (expected, actual) = (
+        sheet::singular_after_one(expected),
+        sheet::singular_after_one(actual),
+    );
+    if expected.contains('\n') || actual.contains('\n') {
+        "the grid the program printed there is not one the game could have shown".to_string()
+    } else {
+        format!("it expected {expected} and the program gave {actual}")
     }
 }
 
@@ -345,5 +433,15 @@ mod drivers_and_grammars {
     #[test]
     fn every_driver_has_a_plan_grammar_and_every_grammar_a_driver() {
         assert_eq!(super::assignments(), crate::scenario::plan::assignments());
+    }
+
+    /// No plan move reaches a student view as broadside's own name for it (issue 35, 17).
+    #[test]
+    fn every_plan_move_has_words_for_students() {
+        for id in crate::scenario::plan::assignments() {
+            for m in crate::scenario::plan::vocabulary(id).unwrap_or_default() {
+                assert_ne!(super::move_words(m), *m, "{id}: {m}");
+            }
+        }
     }
 }

@@ -1,11 +1,16 @@
 //! A dialogue's marking sheet: the handout rules a scenario judges, each *passed*, *failed*
-//! (with the evidence) or *not observed* (with why), as a TA marks a program.
+//! (with the evidence) or *not observed* (with why), as a TA marks a program. Reports call a
+//! rule not observed *not judged*, and its why says whose it was: "broadside could not
+//! follow the game after move 3 (…), because …" (broadside's own limit), "the program
+//! stopped with a fault …" (the program's), or that the game gave no occasion — never as if
+//! the program had not done it (issue 35, item 18).
 //!
 //! A driver reports what it sees as it plays (`pass`, `fail`) for any rule of its
 //! assignment; the sheet keeps only the rules the scenario's plan judges
 //! ([`super::DialogueDriver::rules`]), so a rule the plan does not ask about never costs a
 //! point, however often the driver sees it. A failed rule does not end the game: only a
-//! fault or a loss of track does, and the rules not reached are then *not observed*.
+//! fault or a loss of track does, and the rules not reached are then *not observed*, with
+//! the reason said as a sentence of its own (no `not reached:` prefix).
 
 use super::Progress;
 use crate::report::{Divergence, RuleResult, Verdict};
@@ -69,10 +74,14 @@ impl Sheet {
         }
     }
 
-    /// Notes an input convention the program needed (empty notes are dropped).
+    /// Notes the input conventions the program needed: `what` may hold several, `; `
+    /// between them; each is kept once, however often a driver noted it (a board size asked
+    /// for twice, say), and empty notes are dropped (issue 35, item 19).
     pub fn note(&mut self, what: String) {
-        if !what.is_empty() && !self.conventions.contains(&what) {
-            self.conventions.push(what);
+        for one in what.split("; ").map(str::trim) {
+            if !one.is_empty() && !self.conventions.iter().any(|c| c == one) {
+                self.conventions.push(one.to_string());
+            }
         }
     }
 
@@ -111,6 +120,10 @@ impl Sheet {
             return;
         }
         let clause = format!("{} — {}", r.rule.title, r.rule.clause);
+        let (expected, actual) = (
+            singular_after_one(&expected.into()),
+            singular_after_one(&actual.into()),
+        );
         let conversation = at.output.is_none() && !tail.is_empty();
         let output = at
             .output
@@ -121,8 +134,8 @@ impl Sheet {
             line: at.line,
             action: at.describe(),
             check: id.to_string(),
-            expected: expected.into(),
-            actual: actual.into(),
+            expected,
+            actual,
             note: at.note.clone(),
             conversation,
             output,
@@ -159,18 +172,20 @@ impl Sheet {
     }
 
     /// The sheet's verdicts. `cut`: why the game ended before the plan did (a fault, a loss
-    /// of track), which is why a rule never seen was not observed.
-    pub fn results(&self, cut: Option<&str>) -> Vec<RuleResult> {
+    /// of track), said in full as the reason a rule never seen was not judged. `line_of`:
+    /// where the scenario's lines can be read (`of `broadside show NAME``), said beside
+    /// each failure's line number.
+    pub fn results(&self, cut: Option<&str>, line_of: &str) -> Vec<RuleResult> {
         self.rows
             .iter()
             .map(|r| {
                 let (verdict, evidence) = match (&r.failure, r.passes) {
-                    (Some(d), _) => (Verdict::Failed, evidence_of(d, r.more)),
+                    (Some(d), _) => (Verdict::Failed, evidence_of(d, r.more, line_of)),
                     (None, n) if n > 0 => (Verdict::Passed, String::new()),
                     (None, _) => (
                         Verdict::NotObserved,
                         match (cut, &r.why_not) {
-                            (Some(c), _) => format!("not reached: {c}"),
+                            (Some(c), _) => c.to_string(),
                             (None, Some(w)) => w.clone(),
                             (None, None) => "the game gave no occasion to see it".to_string(),
                         },
@@ -200,8 +215,9 @@ impl Sheet {
     }
 }
 
-/// A failure in two lines: the move and what was sent, then expected against actual.
-fn evidence_of(d: &Divergence, more: usize) -> String {
+/// A failure in two lines: the move and what was sent, then expected against actual. The
+/// scenario line is said with where to read it (`line_of`).
+fn evidence_of(d: &Divergence, more: usize, line_of: &str) -> String {
     let again = match more {
         0 => String::new(),
         1 => " (and once more later)".to_string(),
@@ -211,7 +227,7 @@ fn evidence_of(d: &Divergence, more: usize) -> String {
         "move {}{}: {}\nexpected {}; got {}{again}",
         d.step.unwrap_or(0),
         if d.line > 0 {
-            format!(" (line {})", d.line)
+            format!(" (line {} {line_of})", d.line)
         } else {
             String::new()
         },
@@ -219,4 +235,98 @@ fn evidence_of(d: &Divergence, more: usize) -> String {
         d.expected,
         d.actual
     )
+}
+
+/// Nouns that dialogue feedback counts (`6 ships`, `3 turns`), singular and plural.
+const COUNTED: [(&str, &str); 16] = [
+    ("ship", "ships"),
+    ("boat", "boats"),
+    ("grenade", "grenades"),
+    ("rocket", "rockets"),
+    ("shot", "shots"),
+    ("turn", "turns"),
+    ("cell", "cells"),
+    ("hit", "hits"),
+    ("miss", "misses"),
+    ("time", "times"),
+    ("move", "moves"),
+    ("line", "lines"),
+    ("spot", "spots"),
+    ("penalty", "penalties"),
+    ("item", "items"),
+    ("round", "rounds"),
+];
+
+/// `text` with a counted noun after a lone `1` made singular: "1 ships" reads "1 ship"
+/// (issue 35, item 19). Drivers format counts with one plural; this mends them in one
+/// place, for every sentence a failure shows. `11 ships` and `0.1 ships` are left alone.
+pub fn singular_after_one(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find("1 ") {
+        let before = &rest[..i];
+        let lone = !before
+            .chars()
+            .last()
+            .is_some_and(|c| c.is_ascii_digit() || c == '.' || c == ',');
+        let after = &rest[i + 2..];
+        let word_end = after
+            .find(|c: char| !c.is_alphabetic())
+            .unwrap_or(after.len());
+        let word = &after[..word_end];
+        let one = COUNTED
+            .iter()
+            .find(|(_, many)| *many == word)
+            .map(|(one, _)| *one);
+        out.push_str(before);
+        out.push_str("1 ");
+        match one {
+            Some(one) if lone => out.push_str(one),
+            _ => out.push_str(word),
+        }
+        rest = &after[word_end..];
+    }
+    out.push_str(rest);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Sheet, singular_after_one};
+
+    #[test]
+    fn each_convention_is_noted_once() {
+        let mut sheet = Sheet::new(&[], &[]);
+        sheet.note(
+            "board size asked for: answered 8; a shot starts with `fire`; board size asked for: answered 8"
+                .into(),
+        );
+        sheet.note("a shot starts with `fire`".into());
+        sheet.note(String::new());
+        assert_eq!(
+            sheet.conventions,
+            [
+                "board size asked for: answered 8",
+                "a shot starts with `fire`"
+            ]
+        );
+    }
+
+    #[test]
+    fn one_ship_is_singular() {
+        assert_eq!(singular_after_one("1 ships shown"), "1 ship shown");
+        assert_eq!(
+            singular_after_one("1 S and 1 grenades, 1 misses"),
+            "1 S and 1 grenade, 1 miss"
+        );
+        assert_eq!(
+            singular_after_one("11 ships, 21 turns"),
+            "11 ships, 21 turns"
+        );
+        assert_eq!(
+            singular_after_one("0.1 turns; 6 ships"),
+            "0.1 turns; 6 ships"
+        );
+        assert_eq!(singular_after_one("row 1 shows"), "row 1 shows");
+    }
 }

@@ -255,6 +255,7 @@ impl Solo {
             at.move_no = k + 1;
             at.line = m.line;
             at.move_name = m.name.clone();
+            talk.mark(at);
             if self.quit_on_blank {
                 return Ok(());
             }

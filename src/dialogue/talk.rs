@@ -92,6 +92,9 @@ pub struct Talk {
     /// What the program printed after the last line sent (or at its start): the question
     /// the next line answers.
     last: String,
+    /// Where each move began in `log`: `(index of its first line, the move in words)`, for
+    /// the staff transcript ([`Talk::transcript`]); never in feedback.
+    marks: Vec<(usize, String)>,
 }
 
 /// The environment of a launcher started ahead: it waits for its game's first line.
@@ -150,6 +153,7 @@ impl Talk {
             deadline: Instant::now() + program.limits.scenario_timeout,
             game_timeout: program.limits.scenario_timeout,
             last: String::new(),
+            marks: Vec::new(),
         })
     }
 
@@ -317,6 +321,41 @@ impl Talk {
                 "it had already ended (it stopped reading its input)",
             ),
         }
+    }
+
+    /// Notes that the lines from here on belong to the move `at` is playing (once per
+    /// move), for the staff transcript.
+    pub fn mark(&mut self, at: &super::Progress) {
+        let words = if at.move_name.is_empty() {
+            "before the first move".to_string()
+        } else {
+            format!("move {} (line {}): {}", at.move_no, at.line, at.move_name)
+        };
+        if self.marks.last().is_none_or(|(_, w)| *w != words) {
+            self.marks.push((self.log.len(), words));
+        }
+    }
+
+    /// The whole conversation, each move's lines under a `== move N (line L): NAME` marker
+    /// (the lines before the first move under `== before the first move`), cut to `limit`
+    /// bytes with a last line saying how much was left out. Staff only: it names the plan's
+    /// moves and shows a hidden scenario's play.
+    pub fn transcript(&self, limit: usize) -> super::transcript::Written {
+        let mut marks = self.marks.iter().peekable();
+        let mut lines: Vec<String> = Vec::with_capacity(self.log.len() + self.marks.len() + 1);
+        if marks.peek().is_none_or(|(i, _)| *i > 0) {
+            lines.push("== before the first move".to_string());
+        }
+        for (i, line) in self.log.iter().enumerate() {
+            while let Some((_, words)) = marks.next_if(|(at, _)| *at <= i) {
+                lines.push(format!("== {words}"));
+            }
+            lines.push(line.clone());
+        }
+        for (_, words) in marks {
+            lines.push(format!("== {words}"));
+        }
+        super::transcript::Written::bounded(&lines, limit)
     }
 
     /// The last lines of the conversation: what the program printed, with `> line` for what

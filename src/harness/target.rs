@@ -86,6 +86,12 @@ pub trait Target {
         Vec::new()
     }
 
+    /// Writes each dialogue's whole conversation to `to` (staff's `--transcript`); a target
+    /// that plays no whole program ignores it.
+    fn keep_transcripts(&mut self, to: crate::dialogue::transcript::TranscriptSink) {
+        let _ = to;
+    }
+
     /// Wall-clock time the whole submission may take (the limits' `submission_timeout`);
     /// `None`: no budget (the reference, an in-process target).
     fn budget(&self) -> Option<std::time::Duration> {

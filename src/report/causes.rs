@@ -125,7 +125,8 @@ pub fn line(c: &Cause, name: &str) -> String {
     };
     let (got, wants) = differing(expected, &d.actual, d.check == "board");
     let what = if dialogue {
-        format!("at {}, it gave {got}", d.action)
+        // The move's number goes with the scenario at the end (`first: NAME, move 3`).
+        format!("{}, it gave {got}", d.action)
     } else if d.actual.starts_with('`') {
         // A value of the wrong kind: the driver's sentence says what came back.
         let said = d.actual.split(';').next().unwrap_or(&d.actual);
@@ -154,9 +155,10 @@ pub fn line(c: &Cause, name: &str) -> String {
         s.push_str(" — ");
         s.push_str(clause);
     }
+    let unit = if dialogue { "move" } else { "step" };
     let at = d
         .step
-        .map_or("the end".to_string(), |n| format!("step {n}"));
+        .map_or("the end".to_string(), |n| format!("{unit} {n}"));
     s.push_str(&format!(" (first: {name}, {at})"));
     s
 }

@@ -166,7 +166,7 @@ impl Verdict {
         match self {
             Verdict::Passed => "passed",
             Verdict::Failed => "failed",
-            Verdict::NotObserved => "not observed",
+            Verdict::NotObserved => "not judged",
         }
     }
 }
@@ -282,6 +282,16 @@ impl ScenarioResult {
     /// How a reader names the scenario: its published name, else its path.
     pub fn name(&self) -> &str {
         self.published.as_deref().unwrap_or(&self.path)
+    }
+
+    /// Where a line of the scenario file can be read, for feedback: `of `broadside show
+    /// NAME`` for a published scenario (a student has the command, not the file), else `of
+    /// PATH`. "move 4 (line 12)" is said only with it (issue 35, item 17).
+    pub fn line_of(&self) -> String {
+        match &self.published {
+            Some(name) => format!("of `broadside show {name}`"),
+            None => format!("of {}", self.path),
+        }
     }
 
     /// A result not yet decided (status `error` until the harness says otherwise).

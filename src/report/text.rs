@@ -160,12 +160,20 @@ pub fn details(r: &ScenarioResult) -> String {
         };
         let _ = writeln!(out, "{why}");
     }
+    // A dialogue plays moves; a step scenario, steps.
+    let unit = if r.rules.is_empty() { "step" } else { "move" };
     if let Some(d) = &r.divergence {
         let at = d
             .step
-            .map_or("at the end".to_string(), |s| format!("at step {s}"));
+            .map_or("at the end".to_string(), |s| format!("at {unit} {s}"));
         let width = d.board.iter().map(|r| r.chars().count()).max().unwrap_or(0);
-        let _ = writeln!(out, "{at} (line {}): {}", d.line, d.action);
+        let _ = writeln!(
+            out,
+            "{at} (line {} {}): {}",
+            d.line,
+            clean(&r.line_of()),
+            d.action
+        );
         let grid = |t: &str| t.lines().count() > 1;
         if d.check == "board" || (grid(&d.expected) && grid(&d.actual)) {
             let expected: Vec<&str> = d.expected.lines().collect();
@@ -208,6 +216,8 @@ pub fn details(r: &ScenarioResult) -> String {
         if let Some(o) = &d.output {
             let label = if d.conversation {
                 "the conversation's last lines (`> ` marks what broadside sent):"
+            } else if unit == "move" {
+                "printed by the program during this move:"
             } else {
                 "printed by the submission during this step:"
             };
@@ -217,7 +227,7 @@ pub fn details(r: &ScenarioResult) -> String {
             }
         }
         if !d.board.is_empty() {
-            let _ = writeln!(out, "board (reference, ships shown):");
+            let _ = writeln!(out, "the real board (ships shown):");
             frame(
                 &mut out,
                 &d.board.iter().map(String::as_str).collect::<Vec<_>>(),
@@ -236,9 +246,9 @@ pub fn details(r: &ScenarioResult) -> String {
         } else if f.message.starts_with("while reading the state at the end") {
             "at the end".to_string()
         } else if r.steps_run == 0 {
-            "before the first step".to_string()
+            format!("before the first {unit}")
         } else {
-            format!("at step {}", r.steps_run)
+            format!("at {unit} {}", r.steps_run)
         };
         let _ = writeln!(out, "{at}: {}", f.kind.word());
         for line in f.message.lines() {
@@ -268,8 +278,9 @@ fn later_divergences(out: &mut String, r: &ScenarioResult) {
         };
         let _ = writeln!(
             out,
-            "also {at} (line {}): {} — {}: expected {}, got {}{why}",
+            "also {at} (line {} {}): {} — {}: expected {}, got {}{why}",
             d.line,
+            clean(&r.line_of()),
             clean(&d.action),
             checked(d),
             one_line(&d.expected),
@@ -327,13 +338,27 @@ fn marking_sheet(out: &mut String, r: &ScenarioResult) {
     if r.status != Status::Passed {
         sheet_rows(out, r);
     }
-    if !r.conventions.is_empty() {
+    let conventions = each_once(&r.conventions);
+    if !conventions.is_empty() {
         let _ = writeln!(
             out,
             "conventions the program needed: {}",
-            clean(&r.conventions.join("; "))
+            clean(&conventions.join("; "))
         );
     }
+}
+
+/// The conventions, each said once: a driver may note several in one entry (`a; b`), and
+/// the same convention may come from several moves.
+fn each_once(conventions: &[String]) -> Vec<&str> {
+    let mut once: Vec<&str> = Vec::new();
+    for c in conventions.iter().flat_map(|c| c.split("; ")) {
+        let c = c.trim();
+        if !c.is_empty() && !once.contains(&c) {
+            once.push(c);
+        }
+    }
+    once
 }
 
 fn sheet_rows(out: &mut String, r: &ScenarioResult) {
@@ -366,7 +391,9 @@ fn sheet_rows(out: &mut String, r: &ScenarioResult) {
             let _ = writeln!(out, "                {}", clean(line));
         }
     }
-    // Rules not observed for one reason (a fault at the start leaves them all) go together.
+    // Rules not observed for one reason (a fault at the start leaves them all) go together,
+    // under "not judged": the reason says whose it was (broadside lost track, the program
+    // stopped, the game gave no occasion), never as if the program had not done it.
     let mut unseen: Vec<(&str, Vec<&str>)> = Vec::new();
     for x in r.rules.iter().filter(|x| x.verdict == Verdict::NotObserved) {
         match unseen.iter_mut().find(|(why, _)| *why == x.evidence) {
@@ -375,7 +402,7 @@ fn sheet_rows(out: &mut String, r: &ScenarioResult) {
         }
     }
     for (why, ids) in unseen {
-        let _ = writeln!(out, "  not observed  {}", clean(&ids.join(", ")));
+        let _ = writeln!(out, "  not judged    {}", clean(&ids.join(", ")));
         for line in why.lines() {
             let _ = writeln!(out, "                {}", clean(line));
         }

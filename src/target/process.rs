@@ -697,6 +697,12 @@ impl Target for Process {
         self.takes_given
     }
 
+    fn keep_transcripts(&mut self, to: crate::dialogue::transcript::TranscriptSink) {
+        if let Some(p) = self.whole.as_mut() {
+            p.transcripts = Some(to);
+        }
+    }
+
     fn budget(&self) -> Option<Duration> {
         Some(self.limits.submission_timeout)
     }

@@ -60,6 +60,9 @@ pub struct Program {
     /// What its game server did with the last game, and whether it is retired; shared by
     /// the program's copies (see [`ServerRecord`]).
     pub served: ServerRecord,
+    /// Where each game's whole conversation is written for staff (`--transcript`); `None`:
+    /// nowhere.
+    pub transcripts: Option<crate::dialogue::transcript::TranscriptSink>,
     keep: Option<Arc<tempfile::TempDir>>,
 }
 
@@ -184,6 +187,7 @@ impl Program {
             spare: Spare::default(),
             game_server: None,
             served: ServerRecord::default(),
+            transcripts: None,
             keep: None,
         }
     }
@@ -231,6 +235,9 @@ impl Target for ProgramTarget {
     }
     fn budget(&self) -> Option<std::time::Duration> {
         Some(self.program.limits.submission_timeout)
+    }
+    fn keep_transcripts(&mut self, to: crate::dialogue::transcript::TranscriptSink) {
+        self.program.transcripts = Some(to);
     }
     fn uncharged(&mut self) -> Duration {
         self.program.served.take_uncharged()

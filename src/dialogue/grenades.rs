@@ -1241,7 +1241,11 @@ fn replay_as(
         };
         if *first != now {
             sheet.fail(grid_rule, at, show(&now), show(first), String::new());
-            return Err(Stop::diverged("grid", show(&now), show(first)));
+            return Err(Stop::diverged(
+                "grid",
+                format!("the grid after the human's rocket at `{cell}`"),
+                differences(&now, first),
+            ));
         }
         sheet.pass(grid_rule);
         sheet.pass("grid-after-rocket");
@@ -1460,7 +1464,11 @@ fn computer_rocket(
     let drawn = as_grid(&game.render(false));
     if *g != drawn {
         sheet.fail("computer-turn", at, show(&drawn), show(g), String::new());
-        return Err(Stop::diverged("grid", show(&drawn), show(g)));
+        return Err(Stop::diverged(
+            "grid",
+            "the grid after the computer's rocket",
+            differences(&drawn, g),
+        ));
     }
     *now = drawn;
     sheet.pass("computer-turn");
@@ -1476,6 +1484,25 @@ fn changed_cells(before: &Grid, g: &Grid) -> Vec<Cell> {
                 != before[usize::from(c.row)][usize::from(c.col)]
         })
         .collect()
+}
+
+/// How a printed grid `got` differs from the reference's `want`, in words (for a loss of
+/// track: a sentence, never a grid beside it).
+fn differences(want: &Grid, got: &Grid) -> String {
+    let cells: Vec<String> = changed_cells(want, got)
+        .iter()
+        .map(|c| {
+            let (r, k) = (usize::from(c.row), usize::from(c.col));
+            format!(
+                "{}{} shown as `{}` where the reference has `{}`",
+                char::from(b'A' + c.col),
+                c.row + 1,
+                got[r][k],
+                want[r][k]
+            )
+        })
+        .collect();
+    format!("a grid with {}", cells.join(", "))
 }
 
 /// A grid that should not have been printed, in words: which positions it changed.

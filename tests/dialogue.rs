@@ -1019,3 +1019,140 @@ fn each_convention_is_listed_once() {
     let text = broadside::report::details(&r);
     assert_eq!(text.matches("the column asked first").count(), 1, "{text}");
 }
+
+/// The verdict of `rule` in `r`.
+fn verdict(r: &ScenarioResult, rule: &str) -> Option<Verdict> {
+    r.rules.iter().find(|x| x.rule == rule).map(|x| x.verdict)
+}
+
+const GRENADES: &str = "fixtures/submissions/grenades-8x8";
+
+/// Issue 35, item 1: a round out of the reference's turn order (an own grenade that costs
+/// no turn) is charged to the lost-turn rule, and the rest of the game is still judged.
+#[test]
+fn an_own_grenade_that_costs_no_turn_is_charged_once_and_the_game_followed() {
+    let r = play(
+        &format!("java:{GRENADES}/own-grenade-costs-no-turn"),
+        "fixtures/scenarios/grenades-8x8/dialogue/03-own-ship-and-grenade.toml",
+        5,
+    );
+    assert_eq!(
+        verdict(&r, "grenade-costs-turn"),
+        Some(Verdict::Failed),
+        "{r:?}"
+    );
+    for rule in [
+        "own-ship-sinks",
+        "winner",
+        "revealed-grid",
+        "computer-layout",
+    ] {
+        assert_eq!(verdict(&r, rule), Some(Verdict::Passed), "{rule}: {r:?}");
+    }
+}
+
+/// Issue 35, item 1: a rocket the program refuses is charged to the rule it tests
+/// (own-ship-sinks), not to grid-after-rocket, and play goes on.
+#[test]
+fn a_refused_rocket_on_an_own_ship_is_charged_to_the_rule_it_breaks() {
+    let r = play(
+        &format!("java:{GRENADES}/refuses-rocket-on-own-position"),
+        "fixtures/scenarios/grenades-8x8/dialogue/03-own-ship-and-grenade.toml",
+        5,
+    );
+    assert_eq!(
+        verdict(&r, "own-ship-sinks"),
+        Some(Verdict::Failed),
+        "{r:?}"
+    );
+    assert_eq!(
+        verdict(&r, "grenade-costs-turn"),
+        Some(Verdict::Failed),
+        "{r:?}"
+    );
+    for rule in [
+        "grid-after-rocket",
+        "computer-turn",
+        "winner",
+        "revealed-grid",
+    ] {
+        assert_eq!(verdict(&r, rule), Some(Verdict::Passed), "{rule}: {r:?}");
+    }
+    let own = r.rules.iter().find(|x| x.rule == "own-ship-sinks").unwrap();
+    assert!(
+        own.evidence.contains("refused the rocket"),
+        "{}",
+        own.evidence
+    );
+}
+
+/// Issue 35, items 2 and 19: a row label glued to the first cell is read; one glyph outside
+/// the alphabet (`x` for a called empty position) is charged once and the game followed.
+#[test]
+fn glued_labels_are_read_and_a_foreign_glyph_is_charged_once() {
+    let full = "fixtures/scenarios/grenades-8x8/dialogue/01-full-game.toml";
+    let r = play(&format!("java:{GRENADES}/glued-row-labels"), full, 5);
+    assert_eq!(r.status, Status::Passed, "{r:?}");
+    let r = play(&format!("java:{GRENADES}/x-for-empty-called"), full, 5);
+    let failed: Vec<&str> = r
+        .rules
+        .iter()
+        .filter(|x| x.verdict != Verdict::Passed)
+        .map(|x| x.rule.as_str())
+        .collect();
+    assert_eq!(failed, ["grid-after-rocket"], "{r:?}");
+    let grid = r
+        .rules
+        .iter()
+        .find(|x| x.rule == "grid-after-rocket")
+        .unwrap();
+    assert!(grid.evidence.contains("`x`"), "{}", grid.evidence);
+    assert!(!grid.evidence.contains("more times"), "{}", grid.evidence);
+}
+
+/// Issue 35, item 3: a final map of exactly the ships and grenades is step 7's reveal, not
+/// a stray extra turn.
+#[test]
+fn a_final_map_of_the_items_only_is_the_reveal() {
+    let r = play(
+        &format!("java:{GRENADES}/reveal-items-only"),
+        "fixtures/scenarios/grenades-8x8/dialogue/01-full-game.toml",
+        5,
+    );
+    assert_eq!(r.status, Status::Passed, "{r:?}");
+}
+
+/// Issue 35, item 4: "Column (A-H):" asked first gets the letter, then the number.
+#[test]
+fn a_column_asked_alone_gets_the_letter_then_the_number() {
+    let program = format!("java:{GRENADES}/column-then-row-asked-apart");
+    let r = play(
+        &program,
+        "fixtures/scenarios/grenades-8x8/dialogue/01-full-game.toml",
+        5,
+    );
+    assert_eq!(r.status, Status::Passed, "{r:?}");
+    let r = play(
+        &program,
+        "fixtures/scenarios/grenades-8x8/dialogue/02-placement-refusals.toml",
+        5,
+    );
+    let failed: Vec<&str> = r
+        .rules
+        .iter()
+        .filter(|x| x.verdict != Verdict::Passed)
+        .map(|x| x.rule.as_str())
+        .collect();
+    assert_eq!(failed, ["input-format"], "{r:?}");
+}
+
+/// Issue 35, item 6: the computer declaring itself the winner in the first person.
+#[test]
+fn a_winner_declared_in_the_first_person_is_read() {
+    let r = play(
+        &format!("java:{GRENADES}/computer-speaks-first-person"),
+        "fixtures/scenarios/grenades-8x8/dialogue/01-full-game.toml",
+        5,
+    );
+    assert_eq!(r.status, Status::Passed, "{r:?}");
+}

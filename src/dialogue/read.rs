@@ -288,6 +288,42 @@ fn is_header(cells: &[char]) -> bool {
     cells.len() > 2 && (run('0') || run('1') || run('A') || run('a'))
 }
 
+/// `text` with each board row's number label parted from a first cell glued to it:
+/// `3_ * s _ _ _ _ _` becomes `3 _ * s _ _ _ _ _`, and `3________` (a label and `cols`
+/// cells, no spaces) becomes `3 ________`. Lines that do not start with a one- or two-digit
+/// label are kept as they are. Additive: [`grids`] itself still reads only parted labels
+/// (a glued `10` on a board of digits is ambiguous); a caller whose cells are never digits
+/// runs its text through this first.
+pub fn unglue_labels(text: &str, cols: usize) -> String {
+    let mut out = String::with_capacity(text.len() + 16);
+    for line in text.split_inclusive('\n') {
+        out.push_str(&unglue_line(line, cols));
+    }
+    out
+}
+
+fn unglue_line(line: &str, cols: usize) -> String {
+    let body = line.trim_start();
+    let indent = &line[..line.len() - body.len()];
+    let digits = body.chars().take_while(char::is_ascii_digit).count();
+    let rest = &body[digits..];
+    let mut after = rest.chars();
+    let (Some(first), second) = (after.next(), after.next()) else {
+        return line.to_string();
+    };
+    if !(1..=2).contains(&digits) || first.is_whitespace() {
+        return line.to_string();
+    }
+    // A glued first cell and spaced ones after it, or all `cols` cells glued.
+    let spaced = second.is_none_or(|c| c == ' ' || c == '|');
+    let compact = rest.trim_end().chars().count() == cols && !rest.trim_end().contains(' ');
+    if spaced || compact {
+        format!("{indent}{} {rest}", &body[..digits])
+    } else {
+        line.to_string()
+    }
+}
+
 /// The last `n` lines of `text` (for feedback).
 pub fn tail(text: &str, n: usize) -> String {
     let lines: Vec<&str> = text.lines().collect();
@@ -355,6 +391,26 @@ mod tests {
         );
         assert_eq!(number_near("no numbers for turns", "turn"), None);
         assert_eq!(integers("row -1 has 2"), vec![-1, 2]);
+    }
+
+    #[test]
+    fn glued_labels_are_parted() {
+        assert_eq!(unglue_labels("3_ * s _\n", 4), "3 _ * s _\n");
+        assert_eq!(unglue_labels(" 12_|*|s|_", 4), " 12 _|*|s|_");
+        assert_eq!(unglue_labels("3____", 4), "3 ____");
+        assert_eq!(unglue_labels("3 _ * s _", 4), "3 _ * s _");
+        assert_eq!(unglue_labels("2nd try", 4), "2nd try");
+        assert_eq!(unglue_labels("10 - - -", 3), "10 - - -");
+        let g = grids(
+            &unglue_labels(" A B C\n1_ * s\n2_ _ _\n3s _ *\n", 3),
+            3,
+            3,
+            &|_| true,
+        );
+        assert_eq!(
+            g,
+            vec![vec![vec!['_', '*', 's'], vec!['_'; 3], vec!['s', '_', '*']]]
+        );
     }
 
     #[test]

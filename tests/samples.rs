@@ -2,11 +2,11 @@
 //! the correct one scores full marks, and each buggy one fails exactly the scenarios its bug
 //! should fail (named there, with the bug in a sentence) and no others. Whole programs
 //! (battleboats and grenades-8x8 in Java) play the dialogue scenarios; their computer plays
-//! at random, so a scenario whose verdict hangs on the dice is listed in `may_fail` (its
-//! verdict is not pinned) with the reason in `random`.
+//! with the program's own dice, which broadside seeds with each scenario's seed, so every
+//! verdict is pinned: no scenario's verdict hangs on luck.
 
 mod common;
-use common::{fail_sets, file};
+use common::fail_sets;
 
 use broadside::harness::run_all;
 use broadside::spec::{Language, SpecSet};
@@ -20,12 +20,6 @@ struct Expected {
     fails: Vec<String>,
     #[serde(default)]
     faults: Vec<String>,
-    /// Scenarios whose verdict depends on the program's random numbers (not pinned).
-    #[serde(default)]
-    may_fail: Vec<String>,
-    /// Why `may_fail` is not empty.
-    #[serde(default)]
-    random: Option<String>,
     /// A real-class sample's habit, in a sentence.
     #[serde(default, rename = "trait")]
     habit: Option<String>,
@@ -89,11 +83,6 @@ fn check(assignment: &str, kind: &str, at_least: usize) {
             broadside::target::limits::NOBODY,
         )
         .unwrap_or_else(|e| panic!("{name}: {e}"));
-        assert_eq!(
-            want.may_fail.is_empty(),
-            want.random.is_none(),
-            "{name}: `may_fail` and `random` (why) go together"
-        );
         let played: Vec<_> = loaded
             .scenarios
             .iter()
@@ -125,10 +114,7 @@ fn check(assignment: &str, kind: &str, at_least: usize) {
                 ));
             }
         }
-        let results: Vec<_> = all
-            .into_iter()
-            .filter(|r| !want.may_fail.contains(&file(r)))
-            .collect();
+        let results = all;
         problems.extend(fail_sets(
             name,
             &want.bug,

@@ -1957,7 +1957,7 @@ fn search(
 /// before any shot shows only boats).
 fn grid_like(text: &str, rules: &Rules) -> Option<BTreeSet<Cell>> {
     let (rows, cols) = (usize::from(rules.rows), usize::from(rules.cols));
-    let grids = read::windows(text, rows, cols, &|c| !c.is_whitespace());
+    let grids = board_windows(text, rows, cols);
     let want: usize = rules.items.iter().map(|i| usize::from(i.length)).sum();
     grids.iter().rev().find_map(|grid| {
         let mut counts = BTreeMap::new();
@@ -2302,7 +2302,7 @@ fn fleet_words(rules: &Rules) -> String {
 /// other symbol is one boat, or several that do not touch).
 fn layout(text: &str, rules: &Rules) -> Result<Vec<Vec<Cell>>, Stop> {
     let (rows, cols) = (usize::from(rules.rows), usize::from(rules.cols));
-    let grids = read::windows(text, rows, cols, &|c| !c.is_whitespace());
+    let grids = board_windows(text, rows, cols);
     let mut want: Vec<u8> = rules.items.iter().map(|i| i.length).collect();
     want.sort_unstable();
     let mut last_problem = format!("no {rows}×{cols} grid in what `print` printed");
@@ -2325,10 +2325,19 @@ fn layout(text: &str, rules: &Rules) -> Result<Vec<Vec<Cell>>, Stop> {
     Err(Stop::diverged("layout", fleet_words(rules), last_problem))
 }
 
+/// The boards in `text` that may show the layout: grids of characters, then (before them,
+/// so that a grid of characters is found first from the end) grids of word-like, signed or
+/// blank cells (issue 35 item 11), each token read as a character of its own.
+fn board_windows(text: &str, rows: usize, cols: usize) -> Vec<Vec<Vec<char>>> {
+    let mut out = read::token_windows(text, rows, cols);
+    out.extend(read::windows(text, rows, cols, &|c| !c.is_whitespace()));
+    out
+}
+
 /// Whether the last board in `text` draws two boats with one symbol.
 fn shares_symbol(text: &str, rules: &Rules) -> bool {
     let (rows, cols) = (usize::from(rules.rows), usize::from(rules.cols));
-    let grids = read::windows(text, rows, cols, &|c| !c.is_whitespace());
+    let grids = board_windows(text, rows, cols);
     grids.last().is_some_and(|grid| {
         let Ok(boats) = boats_in(grid) else {
             return false;

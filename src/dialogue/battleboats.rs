@@ -163,6 +163,7 @@ fn play(
     let expert = scenario.rules.mode == "expert";
     let mut program = program.clone();
     let mut with_args = false;
+    let mut used_args: Vec<String> = Vec::new();
     let mut print_ended: Option<String> = None;
     loop {
         at.action = "start the program and choose the mode".into();
@@ -172,6 +173,7 @@ fn play(
                 match usage_args(&text, expert) {
                     Some(args) => {
                         with_args = true;
+                        used_args.clone_from(&args);
                         program = with_arguments(program, args);
                         continue;
                     }
@@ -188,6 +190,7 @@ fn play(
                 match usage_args(&text, expert).filter(|_| !with_args) {
                     Some(args) => {
                         with_args = true;
+                        used_args.clone_from(&args);
                         program = with_arguments(program, args);
                         continue;
                     }
@@ -199,15 +202,7 @@ fn play(
         if with_args {
             boats.conventions.push(format!(
                 "run with the arguments its usage line names: `{}`",
-                program
-                    .args
-                    .iter()
-                    .rev()
-                    .take(2)
-                    .rev()
-                    .cloned()
-                    .collect::<Vec<_>>()
-                    .join(" ")
+                used_args.join(" ")
             ));
         }
         boats.skip_print.clone_from(&print_ended);
@@ -674,6 +669,9 @@ impl Boats {
         if self.log.len() < 2 {
             return None;
         }
+        // A turn prompt printed alone after each shot is a program that says nothing of its
+        // shots (judged as such), unless it refuses each one.
+        let turn_prompt = asks_shot(&q) || has_stem(&q, &["print", "drone", "missile", "turn"]);
         let stuck = self.log.iter().all(|d| {
             let lines: Vec<&str> = d
                 .text
@@ -684,7 +682,7 @@ impl Boats {
             self.outcome_said(&d.text).is_none()
                 && grid_like(&d.text, &self.rules).is_none()
                 && lines.last().map(|l| normalise(l)) == Some(q.clone())
-                && (lines.len() == 1 || read::refuses(lines[0]))
+                && ((lines.len() == 1 && !turn_prompt) || read::refuses(lines[0]))
         });
         if !stuck {
             return None;
@@ -1037,11 +1035,23 @@ impl Boats {
         what: &str,
         shot: bool,
     ) -> Result<Heard, Stop> {
-        let line = format!("{} {}", c.row, c.col);
         if self.entry == Entry::Apart || asks_one(&talk.last_heard()).is_some() {
             self.entry = Entry::Apart;
             return self.apart(talk, at, c, what);
         }
+        // "column row" on one line, as the prompt says (issue 35 item 8).
+        let col_first = column_first(&talk.last_heard());
+        if col_first {
+            let note = "the column first on one line, as the prompt says";
+            if !self.conventions.iter().any(|n| n == note) {
+                self.conventions.push(note.into());
+            }
+        }
+        let line = if col_first {
+            format!("{} {}", c.col, c.row)
+        } else {
+            format!("{} {}", c.row, c.col)
+        };
         at.action = format!("{what}: sent `{line}`");
         let asked = talk.last_heard();
         let h = talk.say(&line)?;
@@ -1053,7 +1063,7 @@ impl Boats {
             self.entry = Entry::Apart;
             self.conventions
                 .push("the row and the column asked apart".into());
-            return self.answer_apart(talk, at, c, what, h, true);
+            return self.answer_apart(talk, at, c, what, h, !col_first);
         }
         let refused = h.text.lines().any(read::refuses) || asked_again(&asked, &h.text);
         if !shot {
@@ -1063,11 +1073,9 @@ impl Boats {
         }
         if !refused {
             // It took x and asks for y without a word.
-            at.action = format!(
-                "{what}: sent `{line}`, then `{}` when asked for more",
-                c.col
-            );
-            return talk.say(&c.col.to_string());
+            let other = if col_first { c.row } else { c.col };
+            at.action = format!("{what}: sent `{line}`, then `{other}` when asked for more");
+            return talk.say(&other.to_string());
         }
         // Refused: a command word first (`fire`, `f`), or the numbers apart.
         if shot && self.fire_word.is_none() {
@@ -2158,6 +2166,30 @@ fn usage_args(text: &str, expert: bool) -> Option<Vec<String>> {
     (!args.is_empty()).then_some(args)
 }
 
+/// Whether the last line of `text` asks for a cell on one line with the column first:
+/// `column row`, `(col, row)`, `x = column`, `x is the column` (issue 35 item 8). The
+/// handout's x is the row (§4); only a prompt that says otherwise changes the order.
+fn column_first(text: &str) -> bool {
+    let last = read::last_line(text).unwrap_or("").to_lowercase();
+    if has_phrase(
+        &last,
+        &[
+            "x column",
+            "x is the column",
+            "x is column",
+            "x col",
+            "y row",
+            "y is the row",
+        ],
+    ) {
+        return true;
+    }
+    let ws = words(&last);
+    let col = ws.iter().position(|w| w.starts_with("col"));
+    let row = ws.iter().position(|w| w == "row" || w == "rows");
+    matches!((col, row), (Some(c), Some(r)) if c < r)
+}
+
 /// Whether a prompt asks for the board's size.
 fn asks_size(q: &str) -> bool {
     has_stem(
@@ -2452,6 +2484,22 @@ mod tests {
             Some("2")
         );
         assert_eq!(a("Turn 1 - enter coordinates (x y) or print:", false), None);
+    }
+
+    #[test]
+    fn the_column_comes_first_only_where_the_prompt_says_so() {
+        assert!(column_first(
+            "Enter x (column) and y (row) to fire, or print:"
+        ));
+        assert!(column_first("Target (col row):"));
+        assert!(!column_first("Enter row col, print, drone or missile:"));
+        assert!(!column_first(
+            "Type row and col to fire, or print, drone, missile:"
+        ));
+        assert!(!column_first(
+            "Enter a target as \"row col\", or type print:"
+        ));
+        assert!(!column_first("Your move:"));
     }
 
     #[test]

@@ -1158,3 +1158,86 @@ fn a_winner_declared_in_the_first_person_is_read() {
     );
     assert_eq!(r.status, Status::Passed, "{r:?}");
 }
+
+const REPEATS: &str = "fixtures/scenarios/battleboats/dialogue/02-repeated-shots.toml";
+
+/// Issue 35 item 7: a program that prints `usage: java BattleBoats <rows> <cols>` and exits 1
+/// was a crash at its first line; it is run again with `8 8` and played.
+#[test]
+fn a_usage_line_naming_rows_and_cols_is_run_again_with_them() {
+    let r = play("java:tests/fixtures/java/usage-exits", REPEATS, 5);
+    assert_eq!(r.status, Status::Passed, "{r:?}");
+    assert!(
+        r.conventions
+            .iter()
+            .any(|c| c.contains("usage line names: `8 8`")),
+        "{r:?}"
+    );
+    let r = play(
+        "java:tests/fixtures/java/usage-exits",
+        "fixtures/scenarios/battleboats/dialogue/08-expert.toml",
+        5,
+    );
+    assert_eq!(r.status, Status::Passed, "{r:?}");
+}
+
+/// Issue 35 items 9 and 20: `print` typed at `Your move:` of a program that parses every
+/// move as two numbers ends it with NumberFormatException. That was shown as the student's
+/// crash (an error, 0 points); it is "no print command", and the game is played again
+/// without it and judged on every other rule.
+#[test]
+fn print_that_ends_the_game_is_no_print_command_and_the_game_is_played_again() {
+    let r = play("java:tests/fixtures/java/print-ends-game", REPEATS, 5);
+    assert_eq!(r.status, Status::Passed, "{r:?}");
+    let r = play(
+        "java:tests/fixtures/java/print-ends-game",
+        "fixtures/scenarios/battleboats/dialogue/09-full-game.toml",
+        5,
+    );
+    assert_eq!(r.status, Status::Failed, "{r:?}");
+    assert!(r.fault.is_none(), "{r:?}");
+    assert_eq!(verdict(&r, "print"), Some(Verdict::Failed), "{r:?}");
+    let evidence = &r.rules.iter().find(|x| x.rule == "print").unwrap().evidence;
+    assert!(evidence.contains("no print command"), "{evidence}");
+    for rule in [
+        "hit",
+        "sunk",
+        "penalty-on-repeat",
+        "drone-count",
+        "turns",
+        "shots",
+    ] {
+        assert_eq!(verdict(&r, rule), Some(Verdict::Passed), "{rule}: {r:?}");
+    }
+}
+
+/// Issue 35 item 12: a program that asks its setup question again after every answer never
+/// starts a game. That was judged as shots answered by the setup question (failed `hit`,
+/// `miss`, `sunk` on a board inferred from nothing); it is the finding `never-started`,
+/// every rule unjudged, flagged for the marker.
+#[test]
+fn a_setup_question_asked_forever_is_a_game_that_never_started() {
+    for target in [
+        "exec:python3 -u tests/fixtures/programs/battleboats/asks-forever.py",
+        "java:fixtures/submissions/battleboats/mode-never-accepted",
+    ] {
+        let r = play(target, REPEATS, 5);
+        assert_eq!(r.status, Status::Failed, "{target}: {r:?}");
+        assert_eq!(r.score, 0.0, "{target}: {r:?}");
+        assert_eq!(
+            r.divergence.as_ref().map(|d| d.check.as_str()),
+            Some("never-started"),
+            "{target}: {r:?}"
+        );
+        assert!(
+            r.rules.iter().all(|x| x.verdict == Verdict::NotObserved),
+            "{target}: {r:?}"
+        );
+        assert!(
+            r.conventions
+                .iter()
+                .any(|c| c.contains("flagged for the marker")),
+            "{target}: {r:?}"
+        );
+    }
+}

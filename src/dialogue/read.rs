@@ -257,6 +257,90 @@ pub fn windows(
         .collect()
 }
 
+/// The cells of one printed board row as tokens, for boards whose cells are not single
+/// characters (issue 35 item 11): words (`~sea~`, `[boat]`), signed numbers (`-2`), marked
+/// cells (`0(h)`), or tab-separated cells some of them blank. `cols` cells, after an
+/// optional number label; a blank tab-separated cell is `""`.
+pub fn row_tokens(line: &str, cols: usize) -> Option<Vec<String>> {
+    let pick = |ts: Vec<String>| -> Option<Vec<String>> {
+        if ts.len() == cols {
+            Some(ts)
+        } else if ts.len() == cols + 1 && ts[0].parse::<u32>().is_ok() {
+            Some(ts[1..].to_vec())
+        } else {
+            None
+        }
+    };
+    // Trailing spaces go, never a trailing tab: it ends a blank last cell.
+    let line = line.trim_end_matches([' ', '\r']);
+    if line.contains('\t') {
+        let tabbed: Vec<String> = line
+            .trim_start_matches(' ')
+            .split('\t')
+            .map(|t| t.trim().to_string())
+            .collect();
+        if let Some(ts) = pick(tabbed) {
+            return Some(ts);
+        }
+    }
+    pick(line.split_whitespace().map(String::from).collect())
+}
+
+/// Every `rows` consecutive board rows of `text` read by [`row_tokens`] (overlapping
+/// windows of each run, in order), each distinct token drawn as one character of its own
+/// (the same token, the same character, over the whole text), so boards of word-like cells
+/// are read like boards of characters. A row of column labels (`0 1 2 …`, `1 2 3 …`) ends
+/// a run, as does a row of one token repeated with no other (a rule line).
+pub fn token_windows(text: &str, rows: usize, cols: usize) -> Vec<Vec<Vec<char>>> {
+    let mut table: std::collections::BTreeMap<String, char> = std::collections::BTreeMap::new();
+    let mut runs: Vec<Vec<Vec<char>>> = Vec::new();
+    let mut run: Vec<Vec<char>> = Vec::new();
+    for line in text.lines() {
+        let row = row_tokens(line, cols).filter(|ts| {
+            let header = ts
+                .iter()
+                .enumerate()
+                .all(|(i, t)| t.parse::<usize>().is_ok_and(|n| n == i || n == i + 1));
+            !header && !looks_like_a_sentence(ts)
+        });
+        match row {
+            Some(ts) => {
+                let cells = ts
+                    .iter()
+                    .map(|t| {
+                        let next = char::from_u32(0xE000 + table.len() as u32).unwrap_or('?');
+                        *table.entry(t.clone()).or_insert(next)
+                    })
+                    .collect();
+                run.push(cells);
+            }
+            None if !run.is_empty() => runs.push(std::mem::take(&mut run)),
+            None => {}
+        }
+    }
+    if !run.is_empty() {
+        runs.push(run);
+    }
+    runs.into_iter()
+        .flat_map(|run| {
+            run.windows(rows)
+                .map(<[Vec<char>]>::to_vec)
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+/// Whether tokens read as a sentence, not cells: a token with sentence punctuation at its
+/// end, or three or more long words.
+fn looks_like_a_sentence(ts: &[String]) -> bool {
+    let words = ts
+        .iter()
+        .filter(|t| t.chars().count() > 2 && t.chars().all(char::is_alphabetic))
+        .count();
+    ts.iter().any(|t| t.ends_with(['.', '?', '!', ':', ',']))
+        || (words >= 3 && ts.iter().collect::<std::collections::BTreeSet<_>>().len() == ts.len())
+}
+
 /// The runs of consecutive board rows in `text`, headers of column labels ending a run.
 fn runs(text: &str, cols: usize, accept: &dyn Fn(char) -> bool) -> Vec<Vec<Vec<char>>> {
     let mut out = Vec::new();
@@ -333,6 +417,50 @@ pub fn tail(text: &str, n: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The boats of a 3×4 board read by [`token_windows`]: the cells of each symbol that is
+    /// not the commonest.
+    fn boat_cells(text: &str) -> Vec<Vec<(usize, usize)>> {
+        let grids = token_windows(text, 3, 4);
+        let grid = grids.last().expect("a grid");
+        let mut counts = std::collections::BTreeMap::new();
+        for c in grid.iter().flatten() {
+            *counts.entry(*c).or_insert(0) += 1;
+        }
+        let water = *counts.iter().max_by_key(|(_, n)| **n).unwrap().0;
+        let mut by: std::collections::BTreeMap<char, Vec<(usize, usize)>> = Default::default();
+        for (r, row) in grid.iter().enumerate() {
+            for (c, s) in row.iter().enumerate() {
+                if *s != water {
+                    by.entry(*s).or_default().push((r, c));
+                }
+            }
+        }
+        by.into_values().collect()
+    }
+
+    #[test]
+    fn boards_of_words_signed_numbers_and_blank_cells_are_read() {
+        let want = vec![vec![(0, 1), (0, 2)], vec![(1, 3), (2, 3)]];
+        let words =
+            "~sea~ [boat] [boat] ~sea~\n~sea~ ~sea~ ~sea~ [ship]\n~sea~ ~sea~ ~sea~ [ship]\n";
+        assert_eq!(boat_cells(words), want);
+        let signed = "  0 1 2 3\n0 -1  2  2 -1\n1 -1 -1 -1  5\n2 -1 -1 -1  5\nYour move:\n";
+        assert_eq!(boat_cells(signed), want);
+        let marked = "0(w) 1(h) 1(h) 0(w)\n0(w) 0(w) 0(w) 2(h)\n0(w) 0(w) 0(w) 2(h)\n";
+        assert_eq!(boat_cells(marked), want);
+        let tabbed = "\tA\tA\t\n\t\t\tB\n\t\t\tB\n";
+        assert_eq!(boat_cells(tabbed), want);
+        // A sentence is no row.
+        assert!(
+            token_windows(
+                "You sunk a boat.\nYou sunk a boat.\nYou sunk a boat.\n",
+                3,
+                4
+            )
+            .is_empty()
+        );
+    }
 
     #[test]
     fn escapes_are_not_words() {

@@ -218,7 +218,7 @@ pub fn grade(args: GradeArgs) -> Result<u8, Error> {
         let mut target =
             broadside::target::from_spec(&spec, limits.clone(), uid).map_err(|e| e.to_string())?;
         if let Some(sink) = &transcripts {
-            target.keep_transcripts(sink.for_submission(&sub.id));
+            target.keep_transcripts(&sink.for_submission(&sub.id));
         }
         Ok(target)
     };

@@ -177,7 +177,7 @@ pub(crate) fn run(args: RunArgs) -> Result<u8, Error> {
         .map(|dir| super::transcript_sink(&dir))
         .transpose()?;
     if let Some(sink) = &transcripts {
-        target.keep_transcripts(sink.for_submission(&target.name()));
+        target.keep_transcripts(&sink.for_submission(&target.name()));
     }
     if !loaded
         .scenarios

@@ -554,15 +554,7 @@ impl Boats {
             self.print_refused = Some(Refusal {
                 refused: false,
                 want: actual,
-                at: Progress {
-                    move_no: at.move_no,
-                    line: at.line,
-                    move_name: at.move_name.clone(),
-                    action: at.action.clone(),
-                    board: at.board.clone(),
-                    output: None,
-                    note: None,
-                },
+                at: at.snapshot(),
                 tail: talk.tail(),
             });
             return Ok(());
@@ -1243,15 +1235,7 @@ impl Boats {
         self.refusals.push(Refusal {
             refused,
             want: want.to_string(),
-            at: Progress {
-                move_no: at.move_no,
-                line: at.line,
-                move_name: at.move_name.clone(),
-                action: at.action.clone(),
-                board: at.board.clone(),
-                output: None,
-                note: None,
-            },
+            at: at.snapshot(),
             tail: talk.tail(),
         });
     }

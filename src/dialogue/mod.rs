@@ -135,6 +135,20 @@ fn open(
 }
 
 impl Progress {
+    /// Where the dialogue is now, kept for a failure charged later (after the game): the
+    /// move, what was being done and the board, without the printout or a note.
+    pub fn snapshot(&self) -> Progress {
+        Progress {
+            move_no: self.move_no,
+            line: self.line,
+            move_name: self.move_name.clone(),
+            action: self.action.clone(),
+            board: self.board.clone(),
+            output: None,
+            note: None,
+        }
+    }
+
     /// What was being done, in a student's words: `a shot off the board: fire at (-1, 0)…`.
     /// The plan's move names (`sweep`, `hit-each-boat`) are broadside's own vocabulary and
     /// stay out of feedback ([`move_words`]); the staff transcript keeps them.

@@ -86,9 +86,10 @@ pub trait Target {
         Vec::new()
     }
 
-    /// Writes each dialogue's whole conversation to `to` (staff's `--transcript`); a target
-    /// that plays no whole program ignores it.
-    fn keep_transcripts(&mut self, to: crate::dialogue::transcript::TranscriptSink) {
+    /// Writes each dialogue's whole conversation to `to` (staff's `--transcript`): `to` is
+    /// the shell's transcript sink, opaque here so the core names nothing of the shell; a
+    /// target that plays no whole program, or is handed anything else, ignores it.
+    fn keep_transcripts(&mut self, to: &dyn std::any::Any) {
         let _ = to;
     }
 

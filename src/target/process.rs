@@ -697,9 +697,12 @@ impl Target for Process {
         self.takes_given
     }
 
-    fn keep_transcripts(&mut self, to: crate::dialogue::transcript::TranscriptSink) {
-        if let Some(p) = self.whole.as_mut() {
-            p.transcripts = Some(to);
+    fn keep_transcripts(&mut self, to: &dyn std::any::Any) {
+        if let (Some(p), Some(sink)) = (
+            self.whole.as_mut(),
+            to.downcast_ref::<crate::dialogue::transcript::TranscriptSink>(),
+        ) {
+            p.transcripts = Some(sink.clone());
         }
     }
 

@@ -236,8 +236,10 @@ impl Target for ProgramTarget {
     fn budget(&self) -> Option<std::time::Duration> {
         Some(self.program.limits.submission_timeout)
     }
-    fn keep_transcripts(&mut self, to: crate::dialogue::transcript::TranscriptSink) {
-        self.program.transcripts = Some(to);
+    fn keep_transcripts(&mut self, to: &dyn std::any::Any) {
+        if let Some(sink) = to.downcast_ref::<crate::dialogue::transcript::TranscriptSink>() {
+            self.program.transcripts = Some(sink.clone());
+        }
     }
     fn uncharged(&mut self) -> Duration {
         self.program.served.take_uncharged()

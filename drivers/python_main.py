@@ -252,8 +252,11 @@ def seed_the_dice(folder):
     with its own `random` module is not seeded. A program that seeds `random` itself, or
     draws from elsewhere (`secrets`, `os.urandom`, numpy), is left as it is."""
     seed = os.environ.get("BROADSIDE_SEED", "")
-    if not seed.isdigit() or any(
-            n == "random.py" or n == "random" for n in os.listdir(folder)):
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        names = []
+    if not seed.isdigit() or "random.py" in names or "random" in names:
         return
     before = set(sys.modules)
     import random

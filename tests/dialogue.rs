@@ -1239,5 +1239,9 @@ fn a_setup_question_asked_forever_is_a_game_that_never_started() {
                 .any(|c| c.contains("flagged for the marker")),
             "{target}: {r:?}"
         );
+        // Said as what it is, never as broadside losing track of a game that was played.
+        let text = broadside::report::details(&r);
+        assert!(!text.contains("could not follow"), "{target}: {text}");
+        assert!(text.contains("the game never started"), "{target}: {text}");
     }
 }

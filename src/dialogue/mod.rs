@@ -345,10 +345,17 @@ fn play_once(scenario: &Scenario, program: Result<&Program, &Fault>) -> Scenario
             } else {
                 format!("after move {} ({})", at.move_no, at.describe())
             };
-            let cut = format!(
-                "broadside could not follow the game {place}, because {}",
-                lost_because(&expected, &actual)
-            );
+            // A game that never started (battleboats: a setup question asked again after
+            // every answer, issue 35 item 12) is a state of its own, not a loss of track.
+            let never_started = check == "never-started";
+            let cut = if never_started {
+                "the game never started (its setup question was asked again after every answer), so no rule of the game could be judged".to_string()
+            } else {
+                format!(
+                    "broadside could not follow the game {place}, because {}",
+                    lost_because(&expected, &actual)
+                )
+            };
             if sheet.judges(&check) {
                 sheet.fail(&check, &at, expected, actual, tail.clone());
             } else {
@@ -359,9 +366,11 @@ fn play_once(scenario: &Scenario, program: Result<&Program, &Fault>) -> Scenario
                     check,
                     expected: sheet::singular_after_one(&expected),
                     actual: sheet::singular_after_one(&actual),
-                    note: Some(
-                        "broadside could not follow the game from here on; this is charged to no rule, and the rules the game had not come to yet are not judged".into(),
-                    ),
+                    note: Some(if never_started {
+                        "the game never started: no rule of the game could be judged, and the program is flagged for the marker to check by hand".into()
+                    } else {
+                        "broadside could not follow the game from here on; this is charged to no rule, and the rules the game had not come to yet are not judged".into()
+                    }),
                     conversation: at.output.is_none() && !tail.is_empty(),
                     output: at
                         .output

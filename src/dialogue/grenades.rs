@@ -1245,7 +1245,7 @@ fn replay_as(
             return Err(Stop::diverged(
                 "grid",
                 format!("the grid after the human's rocket at `{cell}`"),
-                differences(&now, first),
+                differences(rules, &now, first),
             ));
         }
         sheet.pass(grid_rule);
@@ -1447,7 +1447,7 @@ fn computer_rocket(
                 changed.len(),
                 changed
                     .iter()
-                    .map(|c| format!("{}{}", char::from(b'A' + c.col), c.row + 1))
+                    .map(|c| game.rules().notation.format((*c).into()))
                     .collect::<Vec<_>>()
                     .join(", ")
             );
@@ -1468,7 +1468,7 @@ fn computer_rocket(
         return Err(Stop::diverged(
             "grid",
             "the grid after the computer's rocket",
-            differences(&drawn, g),
+            differences(game.rules(), &drawn, g),
         ));
     }
     *now = drawn;
@@ -1489,15 +1489,14 @@ fn changed_cells(before: &Grid, g: &Grid) -> Vec<Cell> {
 
 /// How a printed grid `got` differs from the reference's `want`, in words (for a loss of
 /// track: a sentence, never a grid beside it).
-fn differences(want: &Grid, got: &Grid) -> String {
+fn differences(rules: &Rules, want: &Grid, got: &Grid) -> String {
     let cells: Vec<String> = changed_cells(want, got)
         .iter()
         .map(|c| {
             let (r, k) = (usize::from(c.row), usize::from(c.col));
             format!(
-                "{}{} shown as `{}` where the reference has `{}`",
-                char::from(b'A' + c.col),
-                c.row + 1,
+                "{} shown as `{}` where the reference has `{}`",
+                rules.notation.format((*c).into()),
                 got[r][k],
                 want[r][k]
             )

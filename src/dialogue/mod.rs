@@ -329,7 +329,7 @@ fn play_once(scenario: &Scenario, program: Result<&Program, &Fault>) -> Scenario
             let cut = format!(
                 "the program stopped with a fault ({}) {}, before this rule could be judged",
                 f.kind.word(),
-                where_in_game(&at)
+                where_in_game(&at, "at the start", "at move")
             );
             (Some(f), Some(cut))
         }
@@ -340,11 +340,6 @@ fn play_once(scenario: &Scenario, program: Result<&Program, &Fault>) -> Scenario
         }) => {
             // Lost track: the program's game cannot be followed past here. Said as
             // broadside's own limit, never as something the program did not do.
-            let place = if at.move_name.is_empty() {
-                format!("from the start ({})", at.action)
-            } else {
-                format!("after move {} ({})", at.move_no, at.describe())
-            };
             // A game that never started (battleboats: a setup question asked again after
             // every answer, issue 35 item 12) is a state of its own, not a loss of track.
             let never_started = check == "never-started";
@@ -352,7 +347,8 @@ fn play_once(scenario: &Scenario, program: Result<&Program, &Fault>) -> Scenario
                 "the game never started (its setup question was asked again after every answer), so no rule of the game could be judged".to_string()
             } else {
                 format!(
-                    "broadside could not follow the game {place}, because {}",
+                    "broadside could not follow the game {}, because {}",
+                    where_in_game(&at, "from the start", "after move"),
                     lost_because(&expected, &actual)
                 )
             };
@@ -425,13 +421,14 @@ fn play_once(scenario: &Scenario, program: Result<&Program, &Fault>) -> Scenario
     result
 }
 
-/// Where in the game `at` is, for a sentence: `at move 3 (a rocket off the grid: …)`, or
-/// `at the start (…)` before the first move.
-fn where_in_game(at: &Progress) -> String {
+/// Where in the game `at` is, for a sentence: `{start} (…)` before the first move, else
+/// `{moved} 3 (a rocket off the grid: …)` (`at the start` / `at move` for a fault,
+/// `from the start` / `after move` for a loss of track).
+fn where_in_game(at: &Progress, start: &str, moved: &str) -> String {
     if at.move_name.is_empty() {
-        format!("at the start ({})", at.action)
+        format!("{start} ({})", at.action)
     } else {
-        format!("at move {} ({})", at.move_no, at.describe())
+        format!("{moved} {} ({})", at.move_no, at.describe())
     }
 }
 

@@ -337,6 +337,8 @@ impl Session {
         // A read at end of input returns at once: it is no question (see
         // `take_announcements`).
         self.announced = false;
+        // Quiet is counted from the end of input, not from the last line sent.
+        self.sent_at = Instant::now();
     }
 
     /// Waits until the program asks for input or ends, at most `timeout`.
@@ -387,7 +389,13 @@ impl Session {
                 && self.output_drained()
                 && match self.group_state() {
                     Group::Running => false,
-                    Group::Asleep { reading: Some(r) } => r,
+                    // Once its input is closed a read returns at once, so a thread still
+                    // asleep in one has not been given the end of input yet: the pipe's
+                    // write end is held a moment longer by a process being started beside
+                    // it (forked, not yet at `exec`, which closes it). That is no question:
+                    // taken for one, the program was stopped before it could end, and what
+                    // it left running went unseen (a flake under load).
+                    Group::Asleep { reading: Some(r) } => r && self.stdin.is_some(),
                     // A program whose launcher announces its reads is never guessed at: a
                     // pause of its own (a collection, a compile, a loaded machine) would
                     // pass for a question.

@@ -335,6 +335,11 @@ struct Boats {
     numbered_menu: bool,
     /// `print` refused (what was refused, where): charged unless the game never started.
     print_refused: Option<Refusal>,
+    /// The program asks for the cell first and then what to do there (`Fire a cannon or
+    /// launch a missile at (3, 4)? (f/m)`): the word follows the cell (issue 35 item 8).
+    action_after_cell: bool,
+    /// The last [`Boats::command`] had every word it tried refused.
+    command_refused: bool,
 }
 
 impl Boats {
@@ -363,6 +368,8 @@ impl Boats {
             probing: false,
             numbered_menu: false,
             print_refused: None,
+            action_after_cell: false,
+            command_refused: false,
         }
     }
 
@@ -1051,6 +1058,19 @@ impl Boats {
         if h.ended || self.outcome_said(&h.text).is_some() {
             return Ok(h);
         }
+        if asks_action(&h.text) {
+            // The cell first, then what to do there: a shot is the cannon's word; a
+            // missile's caller sends its own.
+            if !self.action_after_cell {
+                self.action_after_cell = true;
+                self.conventions
+                    .push("the cell first, then the action asked for it".into());
+            }
+            if !shot {
+                return Ok(h);
+            }
+            return self.action_word(talk, at, what, "fire", &h.text);
+        }
         if asks_other(&h.text) {
             // It took the first number and asks for the other.
             self.entry = Entry::Apart;
@@ -1098,6 +1118,51 @@ impl Boats {
         self.conventions
             .push("the row and the column on lines of their own".into());
         self.apart(talk, at, c, what)
+    }
+
+    /// Answers a question asking what to do at the cell just sent with the word for
+    /// `name` (`fire` or `missile`): the key the prompt offers for it (`(f/m)`, `[F]ire`),
+    /// else the word itself and its first letter, until one is taken.
+    fn action_word(
+        &mut self,
+        talk: &mut Talk,
+        at: &mut Progress,
+        what: &str,
+        name: &'static str,
+        asked: &str,
+    ) -> Result<Heard, Stop> {
+        let stems: &[&str] = if name == "fire" {
+            &["fire", "cannon", "shoot", "shot"]
+        } else {
+            &["missile", "bomb"]
+        };
+        let mut tries: Vec<String> = self.words.get(name).cloned().into_iter().collect();
+        tries.extend(action_keys(asked, stems));
+        tries.extend(
+            [name, &name[..1]]
+                .iter()
+                .chain(stems.iter())
+                .map(|w| w.to_string()),
+        );
+        tries.dedup();
+        let mut last = None;
+        let mut seen = BTreeSet::new();
+        for w in tries.into_iter().filter(|w| seen.insert(w.clone())) {
+            at.action = format!("{what}: sent `{w}` when asked what to do there");
+            let before = talk.last_heard();
+            let h = talk.say(&w)?;
+            let refused = h.text.lines().next().is_some_and(read::refuses)
+                || (asked_again(&before, &h.text) && !used_up_said(&h.text));
+            if !refused || h.ended {
+                self.words.insert(name, w);
+                return Ok(h);
+            }
+            last = Some(h);
+        }
+        Ok(last.unwrap_or(Heard {
+            text: String::new(),
+            ended: false,
+        }))
     }
 
     /// The row and the column apart, each as its prompt asks (row first when it does not
@@ -1259,6 +1324,7 @@ impl Boats {
             .chain(aliases.iter().map(|s| s.to_string()))
             .collect();
         let mut last = None;
+        self.command_refused = false;
         for w in &tries {
             at.action = format!("use the {name}: sent `{w}`");
             let asked = talk.last_heard();
@@ -1285,6 +1351,7 @@ impl Boats {
             }
             last = Some(h);
         }
+        self.command_refused = last.is_some();
         Ok(last.unwrap_or(Heard {
             text: String::new(),
             ended: false,
@@ -1312,7 +1379,15 @@ impl Boats {
                 (water, n, std::cmp::Reverse((centre.row, centre.col)))
             })
             .unwrap_or(RawCell { row: 0, col: 0 });
+        if self.action_after_cell {
+            return self.missile_after_cell(talk, at, centre, off_board);
+        }
         let heard = self.command(talk, at, "missile", &["missile", "m", "M", "MISSILE"])?;
+        if self.command_refused {
+            // No word for it where a command is asked: perhaps the cell comes first and
+            // the action is asked after it (the cells are sent either way).
+            return self.missile_after_cell(talk, at, centre, off_board);
+        }
         if used_up_said(&heard.text) {
             self.record(Act::Missile(centre), &heard, talk, at);
             if self.knows() {
@@ -1348,6 +1423,56 @@ impl Boats {
         } else {
             None
         };
+        self.missile_cells = self.square(centre);
+        for c in &self.missile_cells {
+            self.fired.insert(*c);
+        }
+        let over = answer.is_some() && self.game.end().is_some();
+        if h.ended || over || self.game_over_said(&h.text) {
+            self.over = true;
+            return self.end(talk, h);
+        }
+        Ok(())
+    }
+
+    /// [`Boats::missile`] for a program that asks the cell first and the action after it:
+    /// the off-board centre must be refused as a cell; the centre's answer is the one to
+    /// the missile's word.
+    fn missile_after_cell(
+        &mut self,
+        talk: &mut Talk,
+        at: &mut Progress,
+        centre: RawCell,
+        off_board: bool,
+    ) -> Result<(), Stop> {
+        if off_board {
+            let off = RawCell {
+                row: -1,
+                col: i64::from(self.rules.cols) + 2,
+            };
+            let asked = talk.last_heard();
+            let what = "launch the missile at an off-board centre";
+            let mut h = self.coords(talk, at, off, what, false)?;
+            if asks_action(&h.text) {
+                h = self.action_word(talk, at, what, "missile", &h.text.clone())?;
+            }
+            self.refusal(&asked, &h, at, talk, "an off-board centre refused and asked again (§5 Missile: \"continue to ask the user to type in valid coordinates\")");
+        }
+        let what = format!("launch the missile at ({}, {})", centre.row, centre.col);
+        let asked = self.coords(talk, at, centre, &what, false)?;
+        let h = if asks_action(&asked.text) {
+            self.action_word(talk, at, &what, "missile", &asked.text)?
+        } else {
+            asked
+        };
+        self.record(Act::Missile(centre), &h, talk, at);
+        if used_up_said(&h.text) {
+            if self.knows() {
+                self.game.missile(centre);
+            }
+            return Ok(());
+        }
+        let answer = self.knows().then(|| self.game.missile(centre));
         self.missile_cells = self.square(centre);
         for c in &self.missile_cells {
             self.fired.insert(*c);
@@ -2230,6 +2355,54 @@ fn asks_other(text: &str) -> bool {
         && !has_stem(&q, &["drone", "missile", "print", "quit", "turn"])
 }
 
+/// Whether the program, given a cell, asks what to do there: its last line names the
+/// cannon and a power (`Fire a cannon or launch a missile at (3, 4)? (f/m):`) and asks
+/// no number.
+fn asks_action(text: &str) -> bool {
+    // `[F]ire`, `(m)issile`: the key marked inside the word.
+    let last = read::last_line(text)
+        .unwrap_or("")
+        .to_lowercase()
+        .replace(['[', ']', '(', ')'], "");
+    has_stem(&last, &["fire", "cannon", "shoot"])
+        && has_stem(&last, &["missile", "bomb"])
+        && asks_one(&last).is_none()
+        && !has_stem(&last, &["row", "col", "coordinat", "number", "print"])
+}
+
+/// The keys a question offers for an action whose words are `stems`: the letter in
+/// brackets (`[F]ire`, `(f)ire`), or the one a `(f/m)` list gives the word's initial.
+fn action_keys(question: &str, stems: &[&str]) -> Vec<String> {
+    let q = question.lines().last().unwrap_or("");
+    let mut out = Vec::new();
+    for w in q.split(|c: char| c.is_whitespace() || c == ',') {
+        let lower = w.to_lowercase();
+        let bare: String = lower.chars().filter(|c| c.is_alphabetic()).collect();
+        if stems.iter().any(|s| bare.starts_with(s))
+            && let Some(open) = w.find(['[', '('])
+            && let Some(k) = w[open + 1..].chars().next()
+            && k.is_alphabetic()
+        {
+            out.push(k.to_string());
+        }
+    }
+    let initials: Vec<char> = stems.iter().filter_map(|s| s.chars().next()).collect();
+    for group in q.split(['(', ')', '[', ']']) {
+        let keys: Vec<&str> = group.split('/').map(str::trim).collect();
+        if keys.len() >= 2 && keys.iter().all(|k| k.chars().count() == 1) {
+            out.extend(
+                keys.iter()
+                    .filter(|k| {
+                        k.chars()
+                            .all(|c| initials.contains(&c.to_ascii_lowercase()))
+                    })
+                    .map(|k| k.to_string()),
+            );
+        }
+    }
+    out
+}
+
 /// The keys to try for the mode, the ones the prompt offers first: `1`/`2` for "1 ... 2",
 /// `s`/`e` for "(s)tandard", `0`/`1`, then the words.
 fn mode_keys(prompt: &str, expert: bool) -> Vec<String> {
@@ -2485,6 +2658,25 @@ mod tests {
             "Enter a target as \"row col\", or type print:"
         ));
         assert!(!column_first("Your move:"));
+    }
+
+    #[test]
+    fn the_action_asked_after_the_cell_is_told_from_a_cell_prompt() {
+        assert!(asks_action(
+            "Fire a cannon or launch a missile at (3, 4)? (f/m):"
+        ));
+        assert!(asks_action("What now: [F]ire or [M]issile?"));
+        assert!(!asks_action("Target row and column (or print / drone):"));
+        assert!(!asks_action(
+            "Enter row col to fire, or missile / drone / print:"
+        ));
+        assert!(!asks_action("Hit! You sunk a boat!"));
+        let q = "Fire a cannon or launch a missile at (3, 4)? (f/m):";
+        assert_eq!(action_keys(q, &["fire", "cannon", "shoot", "shot"]), ["f"]);
+        assert_eq!(action_keys(q, &["missile", "bomb"]), ["m"]);
+        let q = "What now: [F]ire or [M]issile?";
+        assert_eq!(action_keys(q, &["fire", "cannon", "shoot", "shot"]), ["F"]);
+        assert_eq!(action_keys(q, &["missile", "bomb"]), ["M"]);
     }
 
     #[test]

@@ -912,7 +912,7 @@ fn a_main_that_crashes_fails_never_crash_in_every_view() {
         .split("<tr>")
         .find(|r| r.contains("<code>never-crash</code>"))
         .unwrap_or_default();
-    // passed 1, failed 1, not observed 0: a 50 % failure rate.
+    // passed 1, failed 1, not judged 0: a 50 % failure rate.
     assert!(
         row.contains(r#"<td class="num">1</td><td class="num">1</td><td class="num">0</td>"#)
             && row.contains("50 %"),

@@ -1754,11 +1754,11 @@ impl Boats {
         } else if self.over {
             sheet.unobserved(
                 "turns",
-                "the program ended its game before the reference's was over",
+                "the program ended its game while boats of the real board were still afloat, so its final counts could not be compared",
             );
             sheet.unobserved(
                 "shots",
-                "the program ended its game before the reference's was over",
+                "the program ended its game while boats of the real board were still afloat, so its final counts could not be compared",
             );
         }
     }

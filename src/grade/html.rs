@@ -197,9 +197,9 @@ fn rate_bar(rate: f64) -> Markup {
 }
 
 /// Each dialogue rule across the class: how many submissions passed it, failed it, or were
-/// never seen on it, hardest first. Nothing when no scenario is a dialogue.
+/// not judged on it (the game never came to it, or broadside lost track), hardest first. Nothing when no scenario is a dialogue.
 fn rules_table(graded: &[(String, Report)]) -> Markup {
-    // rule id → (title, clause, passed, failed, not observed), counted once per submission
+    // rule id → (title, clause, passed, failed, not judged), counted once per submission
     // (a rule judged in several scenarios counts as failed when any failed it).
     let mut rules: BTreeMap<&str, (&str, &str, usize, usize, usize)> = BTreeMap::new();
     for (_, r) in graded {
@@ -241,7 +241,7 @@ fn rules_table(graded: &[(String, Report)]) -> Markup {
         section {
             h2 { "Handout rules judged in dialogues, hardest first" }
             table {
-                thead { tr { th { "rule" } th { "what it says" } th.num { "passed" } th.num { "failed" } th.num { "not observed" } th { "failure rate" } } }
+                thead { tr { th { "rule" } th { "what it says" } th.num { "passed" } th.num { "failed" } th.num { "not judged" } th { "failure rate" } } }
                 tbody {
                     @for (id, e) in &rows {
                         tr {
@@ -449,7 +449,7 @@ mod tests {
             ),
         ];
         let html = super::rules_table(&graded).into_string();
-        // penalty: 0 passed, 1 failed, 1 not observed, listed first (50 %); titles escaped.
+        // penalty: 0 passed, 1 failed, 1 not judged, listed first (50 %); titles escaped.
         let penalty = html.find("<code>penalty</code>").unwrap();
         assert!(penalty < html.find("<code>sunk</code>").unwrap(), "{html}");
         assert!(html.contains("penalty &lt;title&gt;"), "{html}");

@@ -340,6 +340,11 @@ struct Boats {
     action_after_cell: bool,
     /// The last [`Boats::command`] had every word it tried refused.
     command_refused: bool,
+    /// The program takes the column first though its prompt does not say so: the first
+    /// shot's mark appeared on its board at the mirrored cell (issue 35 item 8).
+    col_first: bool,
+    /// Whether a shot's mark has been looked for on the program's board yet.
+    oriented: bool,
 }
 
 impl Boats {
@@ -370,6 +375,8 @@ impl Boats {
             print_refused: None,
             action_after_cell: false,
             command_refused: false,
+            col_first: false,
+            oriented: false,
         }
     }
 
@@ -868,12 +875,14 @@ impl Boats {
         c: RawCell,
         why: &str,
     ) -> Result<(), Stop> {
+        let before = talk.last_heard();
         let heard = self.send_cell(
             talk,
             at,
             c,
             &format!("fire at ({}, {}), {why}", c.row, c.col),
         )?;
+        let c = self.orient(c, &before, &heard.text);
         let said = self.outcome_said(&heard.text);
         if let Some(cell) = self.game.on_board(c)
             && self.fired.insert(cell)
@@ -899,6 +908,73 @@ impl Boats {
             return Ok(());
         }
         Ok(())
+    }
+
+    /// Where shot `c` really landed, told the first time the program's board shows it: a
+    /// program that takes the column first without its prompt saying so marks the mirrored
+    /// cell, and is sent the column first from then on (decision `dialogue-column-first`).
+    fn orient(&mut self, c: RawCell, before: &str, after: &str) -> RawCell {
+        let mirror = RawCell {
+            row: c.col,
+            col: c.row,
+        };
+        match (self.game.on_board(c), self.game.on_board(mirror)) {
+            (Some(meant), Some(other)) if self.mirrored(&[meant], &[other], before, after) => {
+                mirror
+            }
+            _ => c,
+        }
+    }
+
+    /// [`Boats::orient`] for a missile's square around `centre`.
+    fn orient_square(&mut self, centre: RawCell, before: &str, after: &str) -> RawCell {
+        let mirror = RawCell {
+            row: centre.col,
+            col: centre.row,
+        };
+        let (meant, other) = (self.square(centre), self.square(mirror));
+        if self.mirrored(&meant, &other, before, after) {
+            mirror
+        } else {
+            centre
+        }
+    }
+
+    /// Whether the cells that changed between the program's last boards `before` and
+    /// `after` a shot or a missile are the mirror of those `meant` (then the column first
+    /// from now on), looked at until one such change has told it either way. A change
+    /// outside both (a sunk boat redrawn) or inside both (the diagonal) tells nothing.
+    fn mirrored(&mut self, meant: &[Cell], other: &[Cell], before: &str, after: &str) -> bool {
+        if self.oriented || self.col_first || meant == other {
+            return false;
+        }
+        let (rows, cols) = (usize::from(self.rules.rows), usize::from(self.rules.cols));
+        let (Some(was), Some(is)) = (
+            board_windows(before, rows, cols).pop(),
+            board_windows(after, rows, cols).pop(),
+        ) else {
+            return false;
+        };
+        let changed: Vec<Cell> = (0..rows)
+            .flat_map(|r| (0..cols).map(move |k| (r, k)))
+            .filter(|&(r, k)| was[r][k] != is[r][k])
+            .map(|(r, k)| Cell {
+                row: r as u8,
+                col: k as u8,
+            })
+            .collect();
+        let within = |set: &[Cell]| changed.iter().all(|c| set.contains(c));
+        if changed.is_empty() || within(meant) == within(other) {
+            return false;
+        }
+        self.oriented = true;
+        if within(meant) {
+            return false;
+        }
+        self.col_first = true;
+        self.conventions
+            .push("the column first, as where the first shot landed on its board shows".into());
+        true
     }
 
     /// Whether the program's answer says the game is over: it printed the final counts.
@@ -1040,8 +1116,8 @@ impl Boats {
             return self.apart(talk, at, c, what);
         }
         // "column row" on one line, as the prompt says (issue 35 item 8).
-        let col_first = column_first(&talk.last_heard());
-        if col_first {
+        let col_first = self.col_first || column_first(&talk.last_heard());
+        if col_first && !self.col_first {
             let note = "the column first on one line, as the prompt says";
             if !self.conventions.iter().any(|n| n == note) {
                 self.conventions.push(note.into());
@@ -1379,14 +1455,15 @@ impl Boats {
                 (water, n, std::cmp::Reverse((centre.row, centre.col)))
             })
             .unwrap_or(RawCell { row: 0, col: 0 });
+        let before = talk.last_heard();
         if self.action_after_cell {
-            return self.missile_after_cell(talk, at, centre, off_board);
+            return self.missile_after_cell(talk, at, centre, off_board, &before);
         }
         let heard = self.command(talk, at, "missile", &["missile", "m", "M", "MISSILE"])?;
         if self.command_refused {
             // No word for it where a command is asked: perhaps the cell comes first and
             // the action is asked after it (the cells are sent either way).
-            return self.missile_after_cell(talk, at, centre, off_board);
+            return self.missile_after_cell(talk, at, centre, off_board, &before);
         }
         if used_up_said(&heard.text) {
             self.record(Act::Missile(centre), &heard, talk, at);
@@ -1417,6 +1494,7 @@ impl Boats {
             &format!("launch the missile at ({}, {})", centre.row, centre.col),
             false,
         )?;
+        let centre = self.orient_square(centre, &before, &h.text);
         self.record(Act::Missile(centre), &h, talk, at);
         let answer = if self.knows() {
             Some(self.game.missile(centre))
@@ -1444,6 +1522,7 @@ impl Boats {
         at: &mut Progress,
         centre: RawCell,
         off_board: bool,
+        before: &str,
     ) -> Result<(), Stop> {
         if off_board {
             let off = RawCell {
@@ -1465,6 +1544,7 @@ impl Boats {
         } else {
             asked
         };
+        let centre = self.orient_square(centre, before, &h.text);
         self.record(Act::Missile(centre), &h, talk, at);
         if used_up_said(&h.text) {
             if self.knows() {

@@ -49,7 +49,7 @@ pub fn has_phrase(text: &str, phrases: &[&str]) -> bool {
 }
 
 /// Words that say an input was refused and will be asked again.
-pub const REFUSED: [&str; 9] = [
+pub const REFUSED: [&str; 11] = [
     "invalid",
     "error",
     "try again",
@@ -59,6 +59,9 @@ pub const REFUSED: [&str; 9] = [
     "out of range",
     "out of bounds",
     "not allowed",
+    // "That is off the board.", "That square is not on the board!"
+    "off the board",
+    "not on the board",
 ];
 
 /// Whether `text` refuses the input it answers.

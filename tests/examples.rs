@@ -11,6 +11,9 @@ const REPO: &str = "examples/grading-repo";
 /// A copy of the example repository, so the recipes' output stays out of the source tree.
 fn copy_of_repo() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
+    // Open to others as a course's checkout is, so that a hidden folder left readable shows.
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
     for entry in walkdir::WalkDir::new(REPO) {
         let entry = entry.unwrap();
         let to = dir.path().join(entry.path().strip_prefix(REPO).unwrap());
@@ -38,8 +41,9 @@ fn line_of(recipe: &str, subcommand: &str) -> String {
     from.split('\'').next().unwrap().trim().to_string()
 }
 
-/// Runs `line` with `sh -c` in `dir`, broadside on the PATH, only `vars` of the engines'.
-fn sh(dir: &Path, line: &str, vars: &[(String, String)]) {
+/// Runs `line` with `sh -c` in `dir`, broadside on the PATH, only `vars` of the engines';
+/// its standard error.
+fn sh(dir: &Path, line: &str, vars: &[(String, String)]) -> String {
     let bin = PathBuf::from(env!("CARGO_BIN_EXE_broadside"));
     let path = format!(
         "{}:{}",
@@ -62,7 +66,10 @@ fn sh(dir: &Path, line: &str, vars: &[(String, String)]) {
         "`{line}` with {vars:?}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
+    String::from_utf8_lossy(&out.stderr).into_owned()
 }
+
+const READABLE: &str = "is readable by other users";
 
 fn vars(pairs: &[(&str, String)]) -> Vec<(String, String)> {
     pairs
@@ -74,11 +81,13 @@ fn vars(pairs: &[(&str, String)]) -> Vec<(String, String)> {
 #[test]
 fn every_recipe_grades_the_class_in_shards_that_merge_into_the_whole_class() {
     let whole = copy_of_repo();
-    sh(
+    // Graded as checked out, the hidden suite is readable by student code: warned.
+    let warned = sh(
         whole.path(),
         "broadside grade --suite suites --submissions class --out graded",
         &[],
     );
+    assert!(warned.contains(READABLE), "{warned}");
     let expected = std::fs::read_to_string(whole.path().join("graded/summary.csv")).unwrap();
     // The class as its README says: one correct, one with a bug, one that does not import.
     let rows: Vec<&str> = expected.lines().skip(1).collect();
@@ -114,10 +123,17 @@ fn every_recipe_grades_the_class_in_shards_that_merge_into_the_whole_class() {
     ];
     for (recipe, job) in recipes {
         let repo = copy_of_repo();
+        // Each recipe closes the hidden suite to other users first (git keeps no folder
+        // modes), so grading warns of nothing.
+        let close = "chmod -R go-rwx suites/hidden";
+        let text = std::fs::read_to_string(Path::new(REPO).join(recipe)).unwrap();
+        assert!(text.contains(close), "{recipe}");
+        sh(repo.path(), close, &[]);
         let grade = line_of(recipe, "grade");
         for k in 1..=3 {
             let line = grade.replace("${{ matrix.shard }}", &k.to_string());
-            sh(repo.path(), &line, &job(k));
+            let err = sh(repo.path(), &line, &job(k));
+            assert!(!err.contains(READABLE), "{recipe}: {err}");
         }
         sh(repo.path(), &line_of(recipe, "merge"), &[]);
         let merged = std::fs::read_to_string(repo.path().join("graded/summary.csv")).unwrap();
@@ -153,4 +169,39 @@ fn the_github_recipe_installs_the_locked_tool_from_its_own_repository() {
         !text.contains("tests/published"),
         "a course's suites are not broadside's tests"
     );
+}
+
+/// The recipes hand student code no secret: GitHub's token may only read and is not left in
+/// `.git/config`, grading runs as root so containment applies, the pod mounts no
+/// service-account token; each recipe says what it protects.
+#[test]
+fn the_recipes_hand_out_no_token_and_say_what_they_protect() {
+    let read = |p: &str| std::fs::read_to_string(Path::new(REPO).join(p)).unwrap();
+    let github = read(".github/workflows/grade.yml");
+    for want in [
+        "permissions:\n  contents: read",
+        "persist-credentials: false",
+        "sudo env \"PATH=$PATH\" broadside grade",
+        "actions/cache@v4",
+    ] {
+        assert!(github.contains(want), "grade.yml lacks {want:?}");
+    }
+    assert_eq!(
+        github.matches("uses: actions/checkout").count(),
+        github
+            .matches("with: { persist-credentials: false }")
+            .count(),
+        "every checkout leaves no token behind"
+    );
+    let k8s = read("k8s/grade-job.yaml");
+    assert!(k8s.contains("automountServiceAccountToken: false"));
+    assert!(k8s.contains("runAsUser: 0"));
+    for recipe in [
+        ".github/workflows/grade.yml",
+        ".gitlab-ci.yml",
+        "k8s/grade-job.yaml",
+        "slurm/grade.sbatch",
+    ] {
+        assert!(read(recipe).contains("What it protects"), "{recipe}");
+    }
 }

@@ -224,12 +224,16 @@ def main():
     announce_reads()
     file = find(sys.argv[1])
     seed_the_dice(os.path.dirname(os.path.abspath(file)))
-    sys.path.insert(0, os.path.dirname(os.path.abspath(file)))
-    name = os.path.splitext(os.path.basename(file))[0]
-    spec = importlib.util.spec_from_file_location(name, file)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
+    try:
+        module = broadside_find.load(sys.argv[1], file, importlib.util, sys)
+    except ModuleNotFoundError as e:
+        missing = broadside_find.missing_package(e, sys.argv[1])
+        if missing:  # after Python's own traceback, the finding in one line, for the report
+            import traceback
+            traceback.print_exc()
+            sys.stderr.write("broadside: {} {}\n".format(os.path.basename(file), missing))
+            sys.exit(1)
+        raise
     fleet = os.environ.get("BROADSIDE_FLEET")
     if fleet:
         ships = [(r, c, bool(h), n, set()) for r, c, h, n in json.loads(fleet)]

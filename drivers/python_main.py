@@ -228,10 +228,16 @@ def main():
         module = broadside_find.load(sys.argv[1], file, importlib.util, sys)
     except ModuleNotFoundError as e:
         missing = broadside_find.missing_package(e, sys.argv[1])
-        if missing:  # after Python's own traceback, the finding in one line, for the report
+        if missing:  # Python's trace of the student's frames, ending with the finding
             import traceback
-            traceback.print_exc()
-            sys.stderr.write("broadside: {} {}\n".format(os.path.basename(file), missing))
+            sys.stderr.write("Traceback (most recent call last):\n")
+            for f in traceback.extract_tb(e.__traceback__):
+                if not os.path.basename(f.filename).startswith("broadside_") \
+                        and not f.filename.startswith("<frozen"):
+                    sys.stderr.write('  File "{}", line {}, in {}\n    {}\n'.format(
+                        os.path.relpath(f.filename, os.path.dirname(os.path.abspath(file))),
+                        f.lineno, f.name, (f.line or "").strip()))
+            sys.stderr.write("{} {}\n".format(os.path.basename(file), missing))
             sys.exit(1)
         raise
     fleet = os.environ.get("BROADSIDE_FLEET")

@@ -171,3 +171,49 @@ fn a_python_packages_entry_that_is_not_a_package_name_points_at_its_line() {
         "{err}"
     );
 }
+
+/// `grade` installs the suite's packages once for the whole class, before any submission:
+/// one that uses an allowed package is graded on its functions, one that imports a package
+/// the course does not allow gets the finding, both in the same run.
+#[test]
+fn grade_provides_the_allowed_packages_to_every_submission_of_the_class() {
+    let tmp = tempfile::tempdir().unwrap();
+    common::tidewater_wheel(&tmp.path().join("links"));
+    suite(
+        &tmp.path().join("suite"),
+        "python_packages = [\"tidewater\"]",
+    );
+    submission(&tmp.path().join("class/allowed"), "tidewater");
+    submission(
+        &tmp.path().join("class/not-allowed"),
+        "broadside_no_such_package_36",
+    );
+    let out = tmp.path().join("out");
+    broadside()
+        .env("BROADSIDE_CACHE_DIR", tmp.path().join("cache"))
+        .env("PIP_NO_INDEX", "1")
+        .env("PIP_FIND_LINKS", tmp.path().join("links"))
+        .env_remove("BROADSIDE_PYTHON_PACKAGES_DIR")
+        .args(["grade", "--jobs", "1", "--suite"])
+        .arg(tmp.path().join("suite"))
+        .arg("--submissions")
+        .arg(tmp.path().join("class"))
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .code(0);
+    let score = |who: &str| -> f64 {
+        let report: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(out.join(who).join("report.json")).unwrap(),
+        )
+        .unwrap();
+        report["summary"]["score"].as_f64().unwrap()
+    };
+    assert_eq!(score("allowed"), 5.0);
+    assert_eq!(score("not-allowed"), 0.0);
+    let text = std::fs::read_to_string(out.join("not-allowed/report.txt")).unwrap();
+    assert!(
+        text.contains("imports `broadside_no_such_package_36`, a package the course does not allow (suite.toml's python_packages lists only tidewater)"),
+        "{text}"
+    );
+}

@@ -3,8 +3,10 @@ launcher of main(); written beside them as broadside_find.py).
 
 A submission is a .py file, or a folder. In a folder the module is, in order:
 0. the module the student's own tests import (`from game.battleships import *` in a
-   `test_*.py`), at any depth: a TA runs the student's tests and grades what they test, so an
-   old copy left at the top (`battleships.py` beside `game/battleships.py`) is not graded;
+   `test_*.py`), at any depth: a TA runs the student's tests and grades what they test
+   (solo-10x10: "test_battleships.py contains unit tests for all testable functions from the
+   set of required functions"), so an old copy left at the top (`battleships.py` beside
+   `game/battleships.py`) is not graded, and the note names it;
 1. a file with the handout's name, in any case (`Battleships.py` for `battleships.py`), at
    the top or one folder down (a zip that unpacks into a folder of its own); the top first;
 2. the only .py file there, at the top or one folder down;

@@ -153,14 +153,18 @@ def import_name(root, file):
     stem = os.path.splitext(os.path.basename(file))[0]
     parts = [stem]
     folder = os.path.dirname(file)
+    # A folder whose name Python cannot import (`Battleship-main`) is no package, whatever
+    # it holds: the module is imported from inside it, as before.
     while (os.path.isfile(os.path.join(folder, "__init__.py"))
+           and os.path.basename(folder).isidentifier()
            and folder != root and folder.startswith(root + os.sep)):
         parts.insert(0, os.path.basename(folder))
         folder = os.path.dirname(folder)
     if len(parts) == 1 and folder != root and folder.startswith(root + os.sep):
         # A namespace package the tests name (no __init__.py): imported from the root.
         found = _tested(root, [os.path.basename(file)])
-        if found is not None and os.path.abspath(found[0]) == file and "." in found[2]:
+        if (found is not None and os.path.abspath(found[0]) == file and "." in found[2]
+                and all(p.isidentifier() for p in found[2].split("."))):
             return found[2], os.path.abspath(found[3])
     return ".".join(parts), folder
 

@@ -252,6 +252,26 @@ fn a_module_in_a_package_imports_its_helpers_and_the_tested_one_is_graded() {
             t.notes()
         );
     }
+    // A folder Python cannot import by name (`Battleship-main`) is no package even with an
+    // `__init__.py`: the module is imported from inside it, as before.
+    let tmp = tempfile::tempdir().unwrap();
+    let inner = tmp.path().join("Battleship-main");
+    std::fs::create_dir(&inner).unwrap();
+    for entry in
+        std::fs::read_dir("tests/fixtures/python/layouts/folder-down/Battleship-main").unwrap()
+    {
+        let entry = entry.unwrap();
+        std::fs::copy(entry.path(), inner.join(entry.file_name())).unwrap();
+    }
+    std::fs::write(inner.join("__init__.py"), "").unwrap();
+    let results = run_all(
+        &scenarios("colab-6x6"),
+        &mut target(tmp.path().to_str().unwrap()),
+    );
+    assert!(
+        results.iter().all(|r| r.status == Status::Passed),
+        "{results:#?}"
+    );
 }
 
 /// Handing each function the reference's state (the spec's `[checks]`, `given =

@@ -217,3 +217,61 @@ fn grade_provides_the_allowed_packages_to_every_submission_of_the_class() {
         "{text}"
     );
 }
+
+/// `grade --marking` runs the student's own tests with the suite's packages too: a pytest
+/// file that imports an allowed package is collected and run against the correct and buggy
+/// implementations, as on the student's machine.
+#[test]
+fn the_students_own_tests_get_the_allowed_packages_under_marking() {
+    let tmp = tempfile::tempdir().unwrap();
+    common::tidewater_wheel(&tmp.path().join("links"));
+    let suite = tmp.path().join("suite");
+    std::fs::create_dir_all(&suite).unwrap();
+    std::fs::copy(
+        "fixtures/scenarios/solo-10x10/01-perfect-game.toml",
+        suite.join("01-perfect-game.toml"),
+    )
+    .unwrap();
+    std::fs::write(
+        suite.join("suite.toml"),
+        "assignment = \"solo-10x10\"\npython_packages = [\"tidewater\"]\n",
+    )
+    .unwrap();
+    let sub = tmp.path().join("class/uses-tidewater");
+    std::fs::create_dir_all(&sub).unwrap();
+    let correct = "fixtures/submissions/solo-10x10/correct";
+    std::fs::copy(
+        format!("{correct}/battleships.py"),
+        sub.join("battleships.py"),
+    )
+    .unwrap();
+    let tests = std::fs::read_to_string(format!("{correct}/test_battleships.py")).unwrap();
+    std::fs::write(
+        sub.join("test_battleships.py"),
+        format!("from tidewater import on_board\n{tests}\n\ndef test_ok_to_place_stays_on_board():\n    assert on_board(10, (0, 9))\n    assert not ok_to_place_ship_at(0, 9, True, 2, [])\n"),
+    )
+    .unwrap();
+    let out = tmp.path().join("out");
+    broadside()
+        .env("BROADSIDE_CACHE_DIR", tmp.path().join("cache"))
+        .env("PIP_NO_INDEX", "1")
+        .env("PIP_FIND_LINKS", tmp.path().join("links"))
+        .env_remove("BROADSIDE_PYTHON_PACKAGES_DIR")
+        .args(["grade", "--jobs", "1", "--marking", "--suite"])
+        .arg(&suite)
+        .arg("--submissions")
+        .arg(tmp.path().join("class"))
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .code(0);
+    let sheet: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(out.join("uses-tidewater/marking.json")).unwrap(),
+    )
+    .unwrap();
+    let figures = sheet["figures"].as_array().unwrap();
+    let tests = figures.iter().find(|f| f["id"] == "tests").unwrap();
+    // The correct sample's eleven tests and the one that uses tidewater, all passing.
+    assert_eq!(tests["numbers"]["tests"].as_f64(), Some(12.0), "{tests}");
+    assert_eq!(tests["numbers"]["passing"].as_f64(), Some(12.0), "{tests}");
+}

@@ -179,7 +179,10 @@ pub fn grade(args: GradeArgs) -> Result<u8, Error> {
         jobs,
     );
     let scheme = if args.marking {
-        let scheme = marking_scheme(&loaded.scenarios)?;
+        let mut scheme = marking_scheme(&loaded.scenarios)?;
+        if let Some(tests) = scheme.tests.as_mut() {
+            tests.python_packages = limits.python_packages.clone();
+        }
         broadside::marking::check_tools(&scheme, users.base).map_err(Error::Grader)?;
         Some(scheme)
     } else {

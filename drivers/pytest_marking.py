@@ -49,6 +49,8 @@ def _write(record):
 
 def _module_file():
     module = sys.modules.get(_MODULE)
+    if module is None:  # imported from a package of the student's: `from game.battleships import *`
+        module = next((m for n, m in list(sys.modules.items()) if n.endswith("." + _MODULE)), None)
     return getattr(module, "__file__", None)
 
 

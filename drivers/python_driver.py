@@ -159,7 +159,7 @@ class Remote:
             os.close(_proto_in.fileno())
             os.close(_proto_out.fileno())
             try:
-                Executor(self.file, down_r, up_w).serve()
+                Executor(self.file, down_r, up_w, self.path).serve()
             finally:
                 os._exit(0)
         os.close(down_r)
@@ -503,8 +503,9 @@ class Executor:
     `many`, `plan` and `fetch` on its pipes (any of them may carry a new game's `reset`
     seed). What it sends is raw values; it decides nothing."""
 
-    def __init__(self, file, rfd, wfd):
+    def __init__(self, file, rfd, wfd, root=None):
         self.file = file
+        self.root = root or file
         self.rx = os.fdopen(rfd, "r", encoding="utf-8")
         self.tx = os.fdopen(wfd, "w", encoding="utf-8")
         self.pid = os.getpid()
@@ -715,18 +716,13 @@ class Executor:
     def load(self):
         if self.module is not None or self.error is not None:
             return
-        folder = os.path.dirname(os.path.abspath(self.file))
-        sys.path.insert(0, folder)
-        name = os.path.splitext(os.path.basename(self.file))[0]
         try:
-            spec = importlib.util.spec_from_file_location(name, self.file)
-            module = importlib.util.module_from_spec(spec)
-            sys.modules[name] = module
-            spec.loader.exec_module(module)
-            self.module = module
+            self.module = broadside_find.load(self.root, self.file, importlib.util, sys)
         except BaseException as e:  # SystemExit and KeyboardInterrupt too: the student's.
+            missing = broadside_find.missing_package(e, self.root)
             self.error = StudentError(
                 "exception",
+                "{} {}".format(os.path.basename(self.file), missing) if missing else
                 "importing {} raised {}".format(os.path.basename(self.file), describe(e)),
                 student_trace(e, self.file))
 
@@ -757,8 +753,10 @@ class Executor:
                 "limit", "`{}` ran out of memory (the submission's memory is limited)".format(function),
                 student_trace(e, self.file))
         except BaseException as e:
+            missing = broadside_find.missing_package(e, self.root)
             raise StudentError(
-                "exception", "`{}` raised {}".format(function, describe(e)),
+                "exception", "`{}` {}".format(function, missing) if missing else
+                "`{}` raised {}".format(function, describe(e)),
                 student_trace(e, self.file))
 
 

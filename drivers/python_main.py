@@ -224,12 +224,22 @@ def main():
     announce_reads()
     file = find(sys.argv[1])
     seed_the_dice(os.path.dirname(os.path.abspath(file)))
-    sys.path.insert(0, os.path.dirname(os.path.abspath(file)))
-    name = os.path.splitext(os.path.basename(file))[0]
-    spec = importlib.util.spec_from_file_location(name, file)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
+    try:
+        module = broadside_find.load(sys.argv[1], file, importlib.util, sys)
+    except ModuleNotFoundError as e:
+        missing = broadside_find.missing_package(e, sys.argv[1])
+        if missing:  # Python's trace of the student's frames, ending with the finding
+            import traceback
+            sys.stderr.write("Traceback (most recent call last):\n")
+            for f in traceback.extract_tb(e.__traceback__):
+                if not os.path.basename(f.filename).startswith("broadside_") \
+                        and not f.filename.startswith("<frozen"):
+                    sys.stderr.write('  File "{}", line {}, in {}\n    {}\n'.format(
+                        os.path.relpath(f.filename, os.path.dirname(os.path.abspath(file))),
+                        f.lineno, f.name, (f.line or "").strip()))
+            sys.stderr.write("{} {}\n".format(os.path.basename(file), missing))
+            sys.exit(1)
+        raise
     fleet = os.environ.get("BROADSIDE_FLEET")
     if fleet:
         ships = [(r, c, bool(h), n, set()) for r, c, h, n in json.loads(fleet)]

@@ -120,6 +120,7 @@ impl SuiteLimits {
 /// hidden = ["hidden"]            # folders (relative to this file) of hidden scenarios; "." all
 /// hidden_results = "status"      # students see a hidden scenario's pass/fail ("none": nothing)
 /// credit = "check"               # points shared among a scenario's checks ("scenario": all or nothing)
+/// python_packages = ["numpy"]    # third-party packages the course allows; broadside installs them
 /// [limits]
 /// timeout_secs = 2
 /// ```
@@ -135,6 +136,12 @@ pub struct Suite {
     /// How a scenario not passed is credited: `check` (the default), a share of its checks;
     /// `scenario`, nothing.
     pub credit: Option<crate::scenario::Credit>,
+    /// The third-party Python packages the course allows (pip requirements: `numpy`,
+    /// `numpy==1.26.4`). broadside installs them once, before grading, and provides them to
+    /// every Python child (see [`crate::target::packages`]); a package a submission imports
+    /// and this list does not name is the student's finding. Empty: the standard library only.
+    #[serde(default)]
+    pub python_packages: Vec<Spanned<String>>,
     #[serde(default)]
     pub limits: SuiteLimits,
 }
@@ -183,6 +190,18 @@ impl LoadedSuite {
                 )
                 .expected("an assignment id that `broadside list` shows, or one of a --spec file"),
             );
+        }
+        for p in &s.python_packages {
+            if !crate::target::packages::is_requirement(p.get_ref()) {
+                out.push(
+                    Diagnostic::new(
+                        &self.source,
+                        Some(p.span()),
+                        format!("python_packages: `{}` is not a package name", p.get_ref()),
+                    )
+                    .expected("a package as pip names it, optionally with a version, e.g. `\"numpy\"` or `\"numpy==1.26.4\"` (no options, paths or URLs)"),
+                );
+            }
         }
         for h in &s.hidden {
             let rel = Utf8Path::new(h.get_ref());
@@ -408,6 +427,17 @@ impl Suites {
                         .expected("the same `hidden_results` in both suites, or in one of them only"),
                     );
                 }
+            }
+        }
+        out
+    }
+
+    /// The third-party Python packages every suite allows together, in order, each once.
+    pub fn python_packages(&self) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for p in self.0.iter().flat_map(|s| &s.suite.python_packages) {
+            if !out.contains(p.get_ref()) {
+                out.push(p.get_ref().clone());
             }
         }
         out

@@ -2,6 +2,7 @@
 //! scratch root laid out as Gradescope lays it out (`source/` the unpacked zip,
 //! `submission/` the student's files, no `results/` yet), as the harness would run it.
 
+mod common;
 use std::path::Path;
 
 /// Unpacks `zip` into `dir`, keeping each file's mode.
@@ -162,4 +163,95 @@ fn setup_fails_the_image_when_the_packed_binary_cannot_run_there() {
         said.contains("cannot run on this image") && said.contains("GLIBC_2.34"),
         "{said}"
     );
+}
+
+/// A suite's `python_packages` (issue 36, section 2): `setup.sh` installs them with pip into
+/// `source/python-packages` when the image is built, and `run_autograder` gives them to the
+/// student's code without installing anything. Offline: the test runs setup.sh's own pip line
+/// (rooted in the scratch folder) against a wheel it wrote (`PIP_NO_INDEX`, `PIP_FIND_LINKS`).
+#[test]
+fn the_suites_python_packages_are_installed_by_setup_and_given_to_the_submission() {
+    let scratch = tempfile::tempdir().unwrap();
+    let suite = scratch.path().join("suite");
+    std::fs::create_dir_all(&suite).unwrap();
+    std::fs::copy(
+        "fixtures/scenarios/colab-6x6/01-handout-example.toml",
+        suite.join("01-handout-example.toml"),
+    )
+    .unwrap();
+    std::fs::write(
+        suite.join("suite.toml"),
+        "assignment = \"colab-6x6\"\npython_packages = [\"tidewater\"]\n",
+    )
+    .unwrap();
+    let zip = scratch.path().join("autograder.zip");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_broadside"))
+        .args(["autograder", "--suite", suite.to_str().unwrap(), "--out"])
+        .arg(&zip)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let autograder = scratch.path().join("autograder");
+    let source = autograder.join("source");
+    unpack(&zip, &source);
+    let setup = std::fs::read_to_string(source.join("setup.sh")).unwrap();
+    assert!(setup.contains("python3 python3-pip"), "{setup}");
+    let pip = setup
+        .lines()
+        .find(|l| l.starts_with("python3 -m pip install"))
+        .unwrap_or_else(|| panic!("no pip line in {setup}"));
+    assert!(
+        pip.ends_with("--target /autograder/source/python-packages -- tidewater"),
+        "{pip}"
+    );
+    let links = scratch.path().join("links");
+    common::tidewater_wheel(&links);
+    let installed = std::process::Command::new("sh")
+        .args([
+            "-c",
+            &pip.replace("/autograder/source", source.to_str().unwrap()),
+        ])
+        .env("PIP_NO_INDEX", "1")
+        .env("PIP_FIND_LINKS", &links)
+        .output()
+        .unwrap();
+    assert!(installed.status.success(), "{installed:?}");
+    // The student's module takes is_valid_position's arithmetic from tidewater.
+    let correct =
+        std::fs::read_to_string("fixtures/submissions/colab-6x6/correct/battleship.py").unwrap();
+    std::fs::create_dir_all(autograder.join("submission")).unwrap();
+    std::fs::write(
+        autograder.join("submission/battleship.py"),
+        correct.replacen(
+            "def is_valid_position(game, position):\n    row, col = position\n    return 0 <= row < game[\"size\"] and 0 <= col < game[\"size\"]",
+            "from tidewater import on_board\n\n\ndef is_valid_position(game, position):\n    return on_board(game[\"size\"], position)",
+            1,
+        ),
+    )
+    .unwrap();
+    // No index, no wheel, no cache: whatever the submission gets, setup.sh installed.
+    std::fs::remove_dir_all(&links).unwrap();
+    let run = std::process::Command::new(source.join("run_autograder"))
+        .env("AUTOGRADER_ROOT", &autograder)
+        .env("PIP_NO_INDEX", "1")
+        .env("BROADSIDE_CACHE_DIR", scratch.path().join("no-cache"))
+        .output()
+        .unwrap();
+    assert_eq!(
+        run.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let results: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(autograder.join("results/results.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(results["score"].as_f64(), Some(5.0), "{results}");
+    assert!(!scratch.path().join("no-cache").exists());
 }

@@ -225,6 +225,55 @@ fn the_module_is_found_by_its_name_one_folder_down_or_by_its_functions() {
     );
 }
 
+/// A module in a package of the submission's own (issue 36, section 2): `game/battleship.py`
+/// importing its helper relatively (`from .rules import on_board`), or absolutely from the
+/// submission's root (`from game.board import on_board`, no `__init__.py`), imports as it does
+/// on the student's machine; before, both raised at import (0/85). Of two candidates (an old
+/// draft `battleship.py` at the top, `game/battleship.py` below), the one the student's own
+/// tests import is graded.
+#[test]
+fn a_module_in_a_package_imports_its_helpers_and_the_tested_one_is_graded() {
+    use broadside::target::Target;
+    for layout in ["package-relative", "package-absolute"] {
+        let mut t = target(&format!("tests/fixtures/python/layouts/{layout}"));
+        let results = run_all(&scenarios("colab-6x6"), &mut t);
+        assert!(
+            results.iter().all(|r| r.status == Status::Passed),
+            "{layout}: {results:#?}"
+        );
+        let want = if layout == "package-relative" {
+            "game/battleship.py: the module the student's own tests import (from game.battleship import in test_battleship.py); not battleship.py"
+        } else {
+            "game/battleship.py: the handout's file name"
+        };
+        assert!(
+            t.notes().iter().any(|n| n.contains(want)),
+            "{layout}: {:?}",
+            t.notes()
+        );
+    }
+    // A folder Python cannot import by name (`Battleship-main`) is no package even with an
+    // `__init__.py`: the module is imported from inside it, as before.
+    let tmp = tempfile::tempdir().unwrap();
+    let inner = tmp.path().join("Battleship-main");
+    std::fs::create_dir(&inner).unwrap();
+    for entry in
+        std::fs::read_dir("tests/fixtures/python/layouts/folder-down/Battleship-main").unwrap()
+    {
+        let entry = entry.unwrap();
+        std::fs::copy(entry.path(), inner.join(entry.file_name())).unwrap();
+    }
+    std::fs::write(inner.join("__init__.py"), "").unwrap();
+    let results = run_all(
+        &scenarios("colab-6x6"),
+        &mut target(tmp.path().to_str().unwrap()),
+    );
+    assert!(
+        results.iter().all(|r| r.status == Status::Passed),
+        "{results:#?}"
+    );
+}
+
 /// Handing each function the reference's state (the spec's `[checks]`, `given =
 /// "reference"`): a `fire` that forgets to record a shot that hits fails its sinking shots
 /// alone (each judged on the reference's game), while the same scenario played end to end

@@ -35,7 +35,8 @@ pub struct AutograderArgs {
 
 /// `broadside autograder`.
 pub fn autograder(args: AutograderArgs) -> Result<u8, Error> {
-    let (specs, loaded, _) = super::grade::load_suites_checked(&args.suites, &args.specs)?;
+    let (specs, loaded, suites) = super::grade::load_suites_checked(&args.suites, &args.specs)?;
+    let python_packages = suites.python_packages();
     if loaded.scenarios.is_empty() {
         return Err(Error::Input(format!(
             "no scenarios found under {}",
@@ -79,8 +80,8 @@ pub fn autograder(args: AutograderArgs) -> Result<u8, Error> {
         .map(|s| format!("specs/{}", s.file_name().unwrap_or("spec.toml")))
         .collect();
     let paths: Vec<&str> = packed.iter().map(|(_, n)| n.as_str()).collect();
-    let run = run_autograder(&template, &paths, &spec_names);
-    let setup = setup_sh(&template, &languages);
+    let run = run_autograder(&template, &paths, &spec_names, !python_packages.is_empty());
+    let setup = setup_sh(&template, &languages, &python_packages);
     write_zip(&args.out, &packed, &args.specs, &spec_names, &setup, &run)
         .map_err(|e| Error::input(format_args!("failed to write {}", args.out), &*e))?;
     let _ = writeln!(
@@ -95,9 +96,17 @@ pub fn autograder(args: AutograderArgs) -> Result<u8, Error> {
 
 /// The `run_autograder` script. `AUTOGRADER_ROOT` (default `/autograder`) lets a test lay the
 /// folders out elsewhere.
-fn run_autograder(template: &str, suites: &[&str], specs: &[String]) -> String {
+///
+/// With `packages` (the suites allow third-party Python packages), broadside takes them from
+/// the folder `setup.sh` installed them in, `source/python-packages`, and installs nothing.
+fn run_autograder(template: &str, suites: &[&str], specs: &[String], packages: bool) -> String {
     let target = template.replace("{}", "$root/submission");
     let spec_flags: String = specs.iter().map(|s| format!(" --spec {s}")).collect();
+    let packages = if packages {
+        "# The suites' python_packages, installed by setup.sh when the image was built.\nexport BROADSIDE_PYTHON_PACKAGES_DIR=\"$root/source/python-packages\"\n"
+    } else {
+        ""
+    };
     format!(
         r#"#!/bin/sh
 # Made by `broadside autograder`. Gradescope runs it with the student's files in
@@ -108,7 +117,7 @@ cd "$root/source" || exit 2
 # Gradescope's container gives no namespaces, so student code is not jailed there: the
 # suites are readable by root only (the student's code runs as an unprivileged user).
 chmod -R go-rwx suites
-./broadside run {suites}{spec_flags} \
+{packages}./broadside run {suites}{spec_flags} \
   --target "{target}" \
   --format gradescope --out "$root/results/results.json"
 status=$?
@@ -121,8 +130,15 @@ exit "$status"
     )
 }
 
-/// The `setup.sh` script: the packages the target kind and the assignments' languages need.
-fn setup_sh(template: &str, languages: &std::collections::BTreeSet<String>) -> String {
+/// The `setup.sh` script: the packages the target kind and the assignments' languages need,
+/// and the third-party Python packages the suites allow (`python_packages`), installed with
+/// pip into `/autograder/source/python-packages` once, when the image is built (never while
+/// a student's code runs), readable by the user the student's code runs as.
+fn setup_sh(
+    template: &str,
+    languages: &std::collections::BTreeSet<String>,
+    python_packages: &[String],
+) -> String {
     let mut packages: Vec<&str> = Vec::new();
     let kind = template.split(':').next().unwrap_or_default();
     for need in languages.iter().map(String::as_str).chain([kind]) {
@@ -139,8 +155,24 @@ fn setup_sh(template: &str, languages: &std::collections::BTreeSet<String>) -> S
             }
         }
     }
+    let mut pip = String::new();
+    if !python_packages.is_empty() {
+        packages.push("python3-pip");
+        let quoted: Vec<String> = python_packages
+            .iter()
+            .map(|p| {
+                shlex::try_quote(p)
+                    .map(|q| q.into_owned())
+                    .unwrap_or_else(|_| p.clone())
+            })
+            .collect();
+        pip = format!(
+            "# The third-party packages the suites allow (suite.toml's python_packages).\npython3 -m pip install --no-input --disable-pip-version-check --no-warn-script-location --target /autograder/source/python-packages -- {}\nchmod -R a+rX /autograder/source/python-packages\n",
+            quoted.join(" ")
+        );
+    }
     format!(
-        "#!/bin/sh\n# Made by `broadside autograder`: what the submissions need to run.\nset -e\napt-get update\nDEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends {}\nchmod 755 /autograder/source/broadside /autograder/source/run_autograder\n{CAN_RUN}",
+        "#!/bin/sh\n# Made by `broadside autograder`: what the submissions need to run.\nset -e\napt-get update\nDEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends {}\n{pip}chmod 755 /autograder/source/broadside /autograder/source/run_autograder\n{CAN_RUN}",
         packages.join(" ")
     )
 }

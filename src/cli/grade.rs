@@ -163,7 +163,12 @@ pub fn grade(args: GradeArgs) -> Result<u8, Error> {
     })?;
     let users = broadside::target::limits::claim_uid_block()
         .map_err(|e| Error::grader("failed to claim users for the job slots", &e))?;
-    let limits = args.limits.limits(&suites.limits());
+    let mut limits = args.limits.limits(&suites.limits());
+    super::limits::provide_python_packages(
+        &suites,
+        matches!(template_spec, broadside::target::TargetSpec::Python(_)),
+        &mut limits,
+    )?;
     let jobs = args.jobs.map_or_else(
         || std::thread::available_parallelism().map_or(1, |n| n.get()),
         usize::from,
@@ -174,7 +179,10 @@ pub fn grade(args: GradeArgs) -> Result<u8, Error> {
         jobs,
     );
     let scheme = if args.marking {
-        let scheme = marking_scheme(&loaded.scenarios)?;
+        let mut scheme = marking_scheme(&loaded.scenarios)?;
+        if let Some(tests) = scheme.tests.as_mut() {
+            tests.python_packages = limits.python_packages.clone();
+        }
         broadside::marking::check_tools(&scheme, users.base).map_err(Error::Grader)?;
         Some(scheme)
     } else {

@@ -107,3 +107,21 @@ impl LimitArgs {
         }
     }
 }
+
+/// Installs the third-party Python packages the suites allow (`python_packages`), once and
+/// before anything is graded, when a Python submission is graded (`python`), and sets them in
+/// `limits` for every child. A package that cannot be installed is broadside's failure: nothing
+/// is graded, so no student gets a zero for it.
+pub(crate) fn provide_python_packages(
+    suites: &broadside::suite::Suites,
+    python: bool,
+    limits: &mut Limits,
+) -> Result<(), crate::Error> {
+    let allowed = suites.python_packages();
+    if !python || allowed.is_empty() {
+        return Ok(());
+    }
+    let provided = broadside::target::packages::provide(&allowed).map_err(crate::Error::Grader)?;
+    limits.python_packages = Some(std::sync::Arc::new(provided));
+    Ok(())
+}

@@ -155,7 +155,12 @@ pub(crate) fn run(args: RunArgs) -> Result<u8, Error> {
             joined(&paths)
         )));
     }
-    let limits = limit_args.limits(&suites.limits());
+    let mut limits = limit_args.limits(&suites.limits());
+    super::limits::provide_python_packages(
+        &suites,
+        matches!(target, broadside::target::TargetSpec::Python(_)),
+        &mut limits,
+    )?;
     let start = std::time::Instant::now();
     // As root, the submission runs as a user of its own (a block claimed as `grade` claims
     // its slots'), so whatever it leaves running, however it sheds broadside's mark, is

@@ -177,9 +177,19 @@ struct Bench<'a> {
 }
 
 impl Bench<'_> {
+    /// The folder of the suites' third-party packages, shown in the tests' jail, if any.
+    fn packages_dir(&self) -> Vec<std::path::PathBuf> {
+        self.spec
+            .python_packages
+            .as_ref()
+            .and_then(|p| p.dir.clone())
+            .into_iter()
+            .collect()
+    }
+
     /// The outline of the tests file: Python's parser over it, nothing of it run.
     fn outline(&self) -> Result<Outline, String> {
-        let copy = Copy::new(&self.root, self.uid, &[])?;
+        let copy = Copy::new(&self.root, self.uid, &self.packages_dir())?;
         let tests_path = copy.ws.work.join(&self.rel);
         let dir = tests_path.parent().unwrap_or(&copy.ws.work).to_path_buf();
         write_public(&dir.join("broadside_outline.py"), OUTLINE)?;
@@ -215,7 +225,7 @@ impl Bench<'_> {
 
     /// Runs the tests with `source` as the module, as `plan` says.
     fn run(&self, source: &str, timeout: Duration, plan: &Plan) -> Result<Run, String> {
-        let copy = Copy::new(&self.root, self.uid, &[])?;
+        let copy = Copy::new(&self.root, self.uid, &self.packages_dir())?;
         let tests_path = copy.ws.work.join(&self.rel);
         let dir = tests_path.parent().unwrap_or(&copy.ws.work).to_path_buf();
         if !self.script {
@@ -293,7 +303,18 @@ impl Bench<'_> {
             }
             args
         };
-        env.push(("PYTHONPATH".into(), inside(&dir)));
+        // The suites' third-party packages after the tests' folder, as the children that
+        // play the scenarios have them (see crate::target::packages).
+        let mut path = inside(&dir);
+        if let Some(p) = &self.spec.python_packages {
+            for (key, value) in p.env() {
+                match key.as_str() {
+                    "PYTHONPATH" => path = format!("{path}:{value}"),
+                    _ => env.push((key, value)),
+                }
+            }
+        }
+        env.push(("PYTHONPATH".into(), path));
         env.push(("BROADSIDE_MARKING_OUT".into(), inside(&out)));
         let built = match copy.run_in(
             &dir,

@@ -197,6 +197,10 @@ pub struct TestsSpec {
     pub readings: Vec<Reading>,
     #[serde(rename = "chaff")]
     pub chaffs: Vec<Chaff>,
+    /// The third-party packages the suites allow (`python_packages`), given to the student's
+    /// tests as to every Python child; set by `grade`, never read from the scheme's file.
+    #[serde(skip)]
+    pub python_packages: Option<std::sync::Arc<crate::target::packages::PythonPackages>>,
 }
 
 /// How a student's tests are written.

@@ -28,6 +28,10 @@ pub struct Limits {
     /// Wall-clock time for the whole submission: once it is used up, the scenarios not yet
     /// played are not run (a scenario under way may finish, within `scenario_timeout`).
     pub submission_timeout: Duration,
+    /// The third-party Python packages the course allows and where they are installed
+    /// (`python_packages` in suite.toml; see [`super::packages`]); `None` when no suite
+    /// lists any. Only Python children use it.
+    pub python_packages: Option<std::sync::Arc<super::packages::PythonPackages>>,
 }
 
 impl Default for Limits {
@@ -43,6 +47,7 @@ impl Default for Limits {
             scenario_timeout: Duration::from_secs(30),
             // Generous: a whole battleboats suite of Java dialogues takes seconds.
             submission_timeout: Duration::from_secs(600),
+            python_packages: None,
         }
     }
 }

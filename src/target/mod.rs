@@ -8,6 +8,7 @@ pub mod cgroup;
 pub mod haskell;
 pub mod limits;
 pub mod native;
+pub mod packages;
 pub mod process;
 pub mod procs;
 pub mod program;
@@ -150,7 +151,7 @@ pub fn from_spec(
         TargetSpec::Reference => Box::new(Reference::new()),
         TargetSpec::Python(path) => {
             python::check_interpreter().map_err(TargetError::Grader)?;
-            let mut target = python::target_as(path, uid)?;
+            let mut target = python::target_with(path, uid, limits.python_packages.as_deref())?;
             target.limits = limits;
             Box::new(target)
         }

@@ -76,6 +76,20 @@ pub fn target(path: &Utf8Path) -> Result<Process, TargetError> {
 ///
 /// Errors: as [`target`].
 pub fn target_as(path: &Utf8Path, uid: u32) -> Result<Process, TargetError> {
+    target_with(path, uid, None)
+}
+
+/// [`target_as`], with the course's third-party packages (`python_packages` in suite.toml)
+/// on the child's `PYTHONPATH`, shown read-only in its jail, and their names given to the
+/// driver for its finding on a package the course does not allow. Without any, the child
+/// still hears that the course allows none.
+///
+/// Errors: as [`target`].
+pub fn target_with(
+    path: &Utf8Path,
+    uid: u32,
+    packages: Option<&super::packages::PythonPackages>,
+) -> Result<Process, TargetError> {
     let src = std::fs::canonicalize(path).map_err(|e| format!("python:{path}: {e}"))?;
     check_interpreter().map_err(TargetError::Grader)?;
     let ws = Workspace::new().map_err(TargetError::Grader)?;
@@ -108,7 +122,13 @@ pub fn target_as(path: &Utf8Path, uid: u32) -> Result<Process, TargetError> {
         ws.inside(&driver),
         ws.inside(&copy),
     ];
-    let jail = ws.seal(uid, &[]).map_err(TargetError::Grader)?;
+    let none = super::packages::PythonPackages {
+        allowed: Vec::new(),
+        dir: None,
+    };
+    let packages = packages.unwrap_or(&none);
+    let shown: Vec<std::path::PathBuf> = packages.dir.iter().cloned().collect();
+    let jail = ws.seal(uid, &shown).map_err(TargetError::Grader)?;
     let main_args = vec![
         "-u".to_string(),
         "-B".to_string(),
@@ -135,10 +155,14 @@ pub fn target_as(path: &Utf8Path, uid: u32) -> Result<Process, TargetError> {
     program
         .env
         .push(("PYTHONIOENCODING".into(), "utf-8".into()));
+    program.env.extend(packages.env());
     program.language = Some(crate::spec::Language::Python);
     program.announces_reads = true;
     program.starts_ahead = true;
     let mut process = ws.process(name, interpreter(), args, jail, uid);
+    for (key, value) in packages.env() {
+        process = process.env(&key, &value);
+    }
     process.whole = Some(program);
     process.copy_note = super::workspace::skipped_note(&skipped);
     Ok(process)

@@ -127,3 +127,35 @@ pub fn each_two_at_a_time(ids: &[String], check: impl Fn(&str) + Sync) {
         "failed for {failed:?} (each panic is above)"
     );
 }
+
+/// A wheel of the pure-Python package `tidewater` (its `on_board(size, position)`), written
+/// into `links`: with `PIP_NO_INDEX=1 PIP_FIND_LINKS=links`, pip installs it with no network.
+pub fn tidewater_wheel(links: &std::path::Path) {
+    std::fs::create_dir_all(links).unwrap();
+    let file = std::fs::File::create(links.join("tidewater-1.0-py3-none-any.whl")).unwrap();
+    use std::io::Write;
+    let mut zip = zip::ZipWriter::new(file);
+    let options = zip::write::SimpleFileOptions::default();
+    for (name, text) in [
+        (
+            "tidewater/__init__.py",
+            "def on_board(size, position):\n    row, col = position\n    return 0 <= row < size and 0 <= col < size\n",
+        ),
+        (
+            "tidewater-1.0.dist-info/METADATA",
+            "Metadata-Version: 2.1\nName: tidewater\nVersion: 1.0\n",
+        ),
+        (
+            "tidewater-1.0.dist-info/WHEEL",
+            "Wheel-Version: 1.0\nGenerator: broadside-test\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
+        ),
+        (
+            "tidewater-1.0.dist-info/RECORD",
+            "tidewater/__init__.py,,\ntidewater-1.0.dist-info/METADATA,,\ntidewater-1.0.dist-info/WHEEL,,\ntidewater-1.0.dist-info/RECORD,,\n",
+        ),
+    ] {
+        zip.start_file(name, options).unwrap();
+        zip.write_all(text.as_bytes()).unwrap();
+    }
+    zip.finish().unwrap();
+}

@@ -139,6 +139,8 @@ class Remote:
         self.path = path
         self.error = None
         self.pid = None
+        # How many exchanges ran the student's code or read what it made (see `ask`).
+        self.ran = 0
         self.origin = {}
         # A new game's seed, sent with the next request (see `reset`).
         self.seed = None
@@ -171,6 +173,20 @@ class Remote:
         reply = self.ask({"op": "load"})
         if not reply.get("ok"):
             self.error = self.student_error(reply)
+
+    def gradable(self, functions):
+        """Refuses the submission at `hello` (a `setup` error: nothing of it can be graded)
+        when its module does not import, or imports but defines none of the handout's
+        functions (a file left as `# TODO`). Every check then fails with that reason, and
+        no check earns credit answered by the driver alone (an off-board call, a counter)."""
+        if self.error is not None and self.error.kind in ("exception", "limit"):
+            raise StudentError("setup", "the module does not import: " + self.error.message,
+                               self.error.trace)
+        if self.error is None and self.file is not None:
+            reply = self.ask({"op": "defines", "fns": list(functions) + ["main"]})
+            if reply.get("ok") and reply.get("value") == []:
+                raise StudentError("setup", "{} defines none of the handout's functions ({})".format(
+                    os.path.basename(self.file), ", ".join(functions)))
 
     def reset(self, seed):
         """A new game: the executor forgets the objects it numbered and seeds `random`,
@@ -351,6 +367,8 @@ class Remote:
         return StudentError(e["kind"], str(e.get("message", "")), str(e.get("traceback", "")))
 
     def ask(self, request):
+        if request.get("op") in ("call", "many", "plan", "fetch"):
+            self.ran += 1
         if self.seed is not None:
             request["reset"], self.seed = self.seed, None
         try:
@@ -553,6 +571,10 @@ class Executor:
             if self.error is not None:
                 raise self.error
             return {"ok": True}
+        if op == "defines":
+            self.load()
+            return {"ok": True, "value": [f for f in req["fns"]
+                                          if callable(getattr(self.module, f, None))]}
         if op == "fetch":
             memo = set()
             return {"ok": True, "value": [None if c is None else self.encode(
@@ -1286,6 +1308,12 @@ class Solo:
 ASSIGNMENTS = {"colab-6x6": Colab, "solo-10x10": Solo}
 
 
+def unanswered_field(checks):
+    """An answer's `unanswered`: the checks no student code answered (the driver decided
+    them alone: an off-board call, solo-10x10's shot counter), which earn no credit."""
+    return {"unanswered": checks} if checks else {}
+
+
 class Driver:
     def __init__(self, path):
         self.path = path
@@ -1300,6 +1328,7 @@ class Driver:
                     req.get("assignment")))
             self.game = kind(Remote(self.path, kind.MODULES, kind.FUNCTIONS))
             self.game.sub.load()
+            self.game.sub.gradable(kind.FUNCTIONS)
             return {"protocol": PROTOCOL, "driver": "broadside-python/1",
                     "module": self.game.sub.why, "given": True}
         if self.game is None:
@@ -1310,16 +1339,24 @@ class Driver:
             self.game.sub.reset(RANDOM_SEED)
             return self.game.new_game(req["rules"], req["setup"])
         given = req.get("given")
+        sub = self.game.sub
         if op == "observe":
             on_given = set(req.get("given_keys", [])) if given is not None else set()
-            return {"state": {k: self.on_given(given, k) if k in on_given else self.game.observe(k)
-                              for k in req["keys"]}}
+            state, unanswered = {}, []
+            for k in req["keys"]:
+                ran = sub.ran
+                state[k] = self.on_given(given, k) if k in on_given else self.game.observe(k)
+                if sub.ran == ran:
+                    unanswered.append(k)
+            return dict({"state": state}, **unanswered_field(unanswered))
         method = getattr(self.game, op, None)
         if method is None or op.startswith("_") or op in ("take", "saved", "restore"):
             raise StudentError("unsupported", "this assignment has no `{}`".format(op))
         if given is not None:
             self.game.take(given)
-        return method(req)
+        ran = sub.ran
+        answer = method(req)
+        return dict(answer, **unanswered_field(["outcome"] if sub.ran == ran else []))
 
     def on_given(self, given, key):
         """Asks `key` of the reference's state, then goes back to the game as it was."""

@@ -68,6 +68,15 @@ pub struct Response {
         skip_serializing_if = "Option::is_none"
     )]
     pub by: Option<String>,
+    /// The checks of this answer no student code answered (the driver decided them alone):
+    /// `outcome` for an action's answer, state key names for an `observe`. They earn no
+    /// credit (see [`crate::harness`]).
+    #[serde(
+        default,
+        deserialize_with = "loose",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub unanswered: Option<Vec<String>>,
     /// `hello`: the protocol version the driver speaks (must be [`super::VERSION`]).
     #[serde(
         default,

@@ -50,6 +50,15 @@ os.dup2(2, 1)
 sys.stdin = io.StringIO("")
 
 
+class Changed(Exception):
+    """A function that only looks (the spec's `[looks_only]`) changed what it was given:
+    that call's check fails alone, with why (see `Remote.looking`)."""
+
+    def __init__(self, message):
+        super().__init__(message)
+        self.message = message
+
+
 class StudentError(Exception):
     """A failure that is the student's: an exception, a missing function, a wrong type."""
 
@@ -141,6 +150,9 @@ class Remote:
         self.pid = None
         # How many exchanges ran the student's code or read what it made (see `ask`).
         self.ran = 0
+        # The functions that only look, each with its clause (the spec's `[looks_only]`,
+        # sent in `new_game`'s rules): every call of one is checked (see `looking`).
+        self.looks_only = {}
         self.origin = {}
         # A new game's seed, sent with the next request (see `reset`).
         self.seed = None
@@ -196,10 +208,41 @@ class Remote:
         if self.error is None:
             self.seed = seed
 
+    def looking(self, function, arglists):
+        """`function` called once per argument list, when it is a function that only looks
+        (`looks_only`): in one plan, the arguments read, the calls made, the arguments read
+        again. A call that changed what it was given raises `Changed`, quoting the handout's
+        clause: the check it answers fails alone and the game goes on. Returns the values,
+        or None when `function` is not one that only looks."""
+        clause = self.looks_only.get(function)
+        if clause is None or not arglists:
+            return None
+        seen, watched = set(), []
+        for args in arglists:
+            for a in args:
+                if isinstance(a, (list, dict, set, tuple)) and id(a) not in seen:
+                    seen.add(id(a))
+                    watched.append(a)
+        reads = [((FETCH, a), None) for a in watched]
+        got = self.plan(reads + [((function,) + tuple(args), None) for args in arglists] + reads)
+        n = len(watched)
+        before, values, after = got[:n], got[n:n + len(arglists)], got[n + len(arglists):]
+        for v in before + values + after:
+            if isinstance(v, StudentError):
+                raise v
+        for was, now in zip(before, after):
+            if plain(was) != plain(now):
+                raise Changed("`{}` changed what it was given: {} before the call, {} after "
+                              "it. The handout: {}".format(function, shown(was), shown(now), clause))
+        return values
+
     def call(self, function, *args):
         self.load()
         if self.error is not None:
             raise self.error
+        looked = self.looking(function, [args])
+        if looked is not None:
+            return looked[0]
         made = Made()
         payload = [self.send(a, made) for a in args]
         reply = self.ask({"op": "call", "fn": function, "args": payload})
@@ -217,6 +260,9 @@ class Remote:
             raise self.error
         if not arglists:
             return []
+        looked = self.looking(function, arglists)
+        if looked is not None:
+            return looked
         made = Made()
         payload = [[self.send(a, made) for a in args] for args in arglists]
         reply = self.ask({"op": "many", "fn": function, "args": payload})
@@ -835,6 +881,7 @@ class Colab:
 
     def new_game(self, rules, setup):
         self.rules = rules
+        self.sub.looks_only = rules.get("looks_only") or {}
         self.size = rules["rows"]
         self.names = [s["name"] for s in setup["ships"]]
         self.cells = {s["name"]: [tuple(c) for c in s["cells"]] for s in setup["ships"]}
@@ -1058,6 +1105,25 @@ class Colab:
         raise StudentError("unsupported", "colab-6x6 has no probe `{}`".format(name))
 
 
+def plain(value):
+    """A value read from the executor as plain comparable data: sets sorted, dicts by key."""
+    if isinstance(value, (set, frozenset)):
+        return ("set", sorted((plain(v) for v in value), key=repr))
+    if isinstance(value, dict):
+        return ("dict", sorted(((plain(k), plain(v)) for k, v in value.items()), key=repr))
+    if isinstance(value, (list, tuple)):
+        return (type(value).__name__, [plain(v) for v in value])
+    if isinstance(value, Opaque):
+        return ("opaque", repr(value))
+    return value
+
+
+def shown(value):
+    """A value read from the executor as a student reads it, cut short."""
+    text = repr(value)
+    return text if len(text) <= 200 else text[:200] + "..."
+
+
 def reach(value, path):
     """`value[k1][k2]...` along `path`, or None where a step cannot be taken."""
     try:
@@ -1110,6 +1176,7 @@ class Solo:
 
     def new_game(self, rules, setup):
         self.rules = rules
+        self.sub.looks_only = rules.get("looks_only") or {}
         self.size = rules["rows"]
         self.fleet = []
         self.names = {}
@@ -1342,20 +1409,30 @@ class Driver:
         sub = self.game.sub
         if op == "observe":
             on_given = set(req.get("given_keys", [])) if given is not None else set()
-            state, unanswered = {}, []
+            state, unanswered, failed = {}, [], {}
             for k in req["keys"]:
                 ran = sub.ran
-                state[k] = self.on_given(given, k) if k in on_given else self.game.observe(k)
+                try:
+                    state[k] = self.on_given(given, k) if k in on_given else self.game.observe(k)
+                except Changed as e:
+                    failed[k] = e.message
                 if sub.ran == ran:
                     unanswered.append(k)
-            return dict({"state": state}, **unanswered_field(unanswered))
+            answer = dict({"state": state}, **unanswered_field(unanswered))
+            if failed:
+                answer["failed"] = failed
+            return answer
         method = getattr(self.game, op, None)
         if method is None or op.startswith("_") or op in ("take", "saved", "restore"):
             raise StudentError("unsupported", "this assignment has no `{}`".format(op))
         if given is not None:
             self.game.take(given)
         ran = sub.ran
-        answer = method(req)
+        try:
+            answer = method(req)
+        except Changed as e:
+            # The answer's one check fails alone: a value of the wrong kind, in effect.
+            raise StudentError("type", e.message)
         return dict(answer, **unanswered_field(["outcome"] if sub.ran == ran else []))
 
     def on_given(self, given, key):

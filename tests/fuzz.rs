@@ -71,6 +71,8 @@ fn expected_kinds(sample: &str) -> Vec<Kind> {
         "has-won-inverted" | "has-won-compares-fleet-size" | "all-sunk-compares-fleet-size" => {
             failed(&["won"])
         }
+        // A function that only looks changed the game it was given: its `won` check fails.
+        "has-won-ticks-off-shots" | "unsunk-left-drops-sunk-ships" => failed(&["won"]),
         // The recorded off-board shot shows in the count, the set of shots, or a later repeat.
         "fire-records-invalid-shots" => failed(&["outcome", "shots", "targeted"]),
         _ => failed(&["outcome"]),

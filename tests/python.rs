@@ -368,3 +368,56 @@ fn an_honest_partial_submission_keeps_only_what_its_code_answered() {
         .unwrap();
     assert_eq!(off_board.points, 0.0, "{off_board:?}");
 }
+
+/// The first divergence of `scenario` (a file name) in `results`.
+fn first_divergence<'a>(
+    results: &'a [ScenarioResult],
+    scenario: &str,
+) -> &'a broadside::report::Divergence {
+    let r = results.iter().find(|r| r.path.ends_with(scenario)).unwrap();
+    r.divergence
+        .as_ref()
+        .unwrap_or_else(|| panic!("{scenario} passed: {r:?}"))
+}
+
+/// Issue 36: a has_won that removes shots from the game kept full marks on its checks, each
+/// handing it a fresh copy of the reference's game. Every call of a function that only
+/// looks (`[looks_only]`) is now compared before and after, and a change fails its check,
+/// quoting Step 8.
+#[test]
+fn a_has_won_that_changes_the_game_fails_its_checks_quoting_the_handout() {
+    let results = run(
+        "colab-6x6",
+        "fixtures/submissions/colab-6x6/has-won-ticks-off-shots",
+    );
+    let d = first_divergence(&results, "26-has-won-false-until-last-sinks.toml");
+    assert_eq!(d.function.as_deref(), Some("has_won"), "{d:?}");
+    assert!(
+        d.actual.contains("`has_won` changed what it was given")
+            && d.actual.contains("has_won() must not change the game"),
+        "{}",
+        d.actual
+    );
+}
+
+/// Issue 36: solo-10x10's checking functions take the fleet and answer; one that throws sunk
+/// ships out of the fleet it is given fails its checks (decision looks-only-checkers).
+#[test]
+fn a_checking_function_that_changes_the_fleet_fails_its_checks() {
+    let results = run(
+        "solo-10x10",
+        "fixtures/submissions/solo-10x10/unsunk-left-drops-sunk-ships",
+    );
+    let d = first_divergence(&results, "56-are-unsunk-one-submarine.toml");
+    assert_eq!(
+        d.function.as_deref(),
+        Some("are_unsunk_ships_left"),
+        "{d:?}"
+    );
+    assert!(
+        d.actual
+            .contains("`are_unsunk_ships_left` changed what it was given"),
+        "{}",
+        d.actual
+    );
+}

@@ -274,4 +274,7 @@ pub enum Observed {
     Player(Option<String>),
     Cells(BTreeSet<Cell>),
     Board(Vec<String>),
+    /// The function behind the key answered wrongly in a way that fails this key alone
+    /// (it changed what it was given, where the spec says it only looks): why.
+    Failed(String),
 }

@@ -323,6 +323,9 @@ pub struct Rules {
     pub probes: Vec<Probe>,
     /// The student function that lays out a random fleet, if any (`random_layouts` steps).
     pub random_layout: Option<String>,
+    /// The student functions that must not change what they are given, each with its
+    /// handout clause (`[looks_only]`): the driver checks every call of one.
+    pub looks_only: std::collections::BTreeMap<String, String>,
     pub decisions: Vec<Decision>,
     /// What each kind of check judges (`[checks]`), by kind.
     pub checks: Vec<CheckRule>,
@@ -616,6 +619,7 @@ fn build_rules(
         queries,
         probes,
         random_layout: raw.random_layout.as_ref().map(|r| r.function.clone()),
+        looks_only: raw.looks_only.clone(),
         decisions: raw
             .decisions
             .iter()

@@ -1166,3 +1166,26 @@ fn grade_writes_a_transcript_per_submission_and_scenario_outside_the_reports() {
         }
     }
 }
+
+/// Issue 36: solo-10x10's ok_to_place_ship_at has no kind to count by, so a second ship of
+/// length 4 clear of the first is legal (decision placement-counts). The reference answered
+/// "rejected (is already placed)" where a correct student answers ok; now `check`, the
+/// reference and the correct sample agree.
+#[test]
+fn a_second_battleship_placed_legally_is_ok_for_the_reference_and_a_correct_student() {
+    let file = "tests/fixtures/honest/solo-second-battleship.toml";
+    let out = broadside().args(["check", file]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    for target in [
+        "reference",
+        "python:fixtures/submissions/solo-10x10/correct",
+    ] {
+        let out = broadside()
+            .args(["run", file, "--target", target])
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(0), "{target}: {text}");
+        assert!(!text.contains("already placed"), "{target}: {text}");
+    }
+}

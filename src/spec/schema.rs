@@ -138,6 +138,11 @@ pub struct RawPlacement {
     /// from the top-left square).
     #[serde(default)]
     pub terms: super::rules::PlaceTerms,
+    /// Whether a `place` step may place more ships of a kind than the fleet holds: the
+    /// student's placement function is given no kind to count by, so legality is the board
+    /// and the touching rule alone (solo-10x10's decision `placement-counts`).
+    #[serde(default)]
+    pub beyond_fleet: bool,
     pub clause: String,
 }
 

@@ -50,6 +50,15 @@ os.dup2(2, 1)
 sys.stdin = io.StringIO("")
 
 
+class Changed(Exception):
+    """A function that only looks (the spec's `[looks_only]`) changed what it was given:
+    that call's check fails alone, with why (see `Remote.looking`)."""
+
+    def __init__(self, message):
+        super().__init__(message)
+        self.message = message
+
+
 class StudentError(Exception):
     """A failure that is the student's: an exception, a missing function, a wrong type."""
 
@@ -139,6 +148,11 @@ class Remote:
         self.path = path
         self.error = None
         self.pid = None
+        # How many exchanges ran the student's code or read what it made (see `ask`).
+        self.ran = 0
+        # The functions that only look, each with its clause (the spec's `[looks_only]`,
+        # sent in `new_game`'s rules): every call of one is checked (see `looking`).
+        self.looks_only = {}
         self.origin = {}
         # A new game's seed, sent with the next request (see `reset`).
         self.seed = None
@@ -172,6 +186,20 @@ class Remote:
         if not reply.get("ok"):
             self.error = self.student_error(reply)
 
+    def gradable(self, functions):
+        """Refuses the submission at `hello` (a `setup` error: nothing of it can be graded)
+        when its module does not import, or imports but defines none of the handout's
+        functions (a file left as `# TODO`). Every check then fails with that reason, and
+        no check earns credit answered by the driver alone (an off-board call, a counter)."""
+        if self.error is not None and self.error.kind in ("exception", "limit"):
+            raise StudentError("setup", "the module does not import: " + self.error.message,
+                               self.error.trace)
+        if self.error is None and self.file is not None:
+            reply = self.ask({"op": "defines", "fns": list(functions) + ["main"]})
+            if reply.get("ok") and reply.get("value") == []:
+                raise StudentError("setup", "{} defines none of the handout's functions ({})".format(
+                    os.path.basename(self.file), ", ".join(functions)))
+
     def reset(self, seed):
         """A new game: the executor forgets the objects it numbered and seeds `random`,
         before the next request it is sent (a new game costs no exchange of its own)."""
@@ -180,10 +208,41 @@ class Remote:
         if self.error is None:
             self.seed = seed
 
+    def looking(self, function, arglists):
+        """`function` called once per argument list, when it is a function that only looks
+        (`looks_only`): in one plan, the arguments read, the calls made, the arguments read
+        again. A call that changed what it was given raises `Changed`, quoting the handout's
+        clause: the check it answers fails alone and the game goes on. Returns the values,
+        or None when `function` is not one that only looks."""
+        clause = self.looks_only.get(function)
+        if clause is None or not arglists:
+            return None
+        seen, watched = set(), []
+        for args in arglists:
+            for a in args:
+                if isinstance(a, (list, dict, set, tuple)) and id(a) not in seen:
+                    seen.add(id(a))
+                    watched.append(a)
+        reads = [((FETCH, a), None) for a in watched]
+        got = self.plan(reads + [((function,) + tuple(args), None) for args in arglists] + reads)
+        n = len(watched)
+        before, values, after = got[:n], got[n:n + len(arglists)], got[n + len(arglists):]
+        for v in before + values + after:
+            if isinstance(v, StudentError):
+                raise v
+        for was, now in zip(before, after):
+            if plain(was) != plain(now):
+                raise Changed("`{}` changed what it was given: {} before the call, {} after "
+                              "it. The handout: {}".format(function, shown(was), shown(now), clause))
+        return values
+
     def call(self, function, *args):
         self.load()
         if self.error is not None:
             raise self.error
+        looked = self.looking(function, [args])
+        if looked is not None:
+            return looked[0]
         made = Made()
         payload = [self.send(a, made) for a in args]
         reply = self.ask({"op": "call", "fn": function, "args": payload})
@@ -201,6 +260,9 @@ class Remote:
             raise self.error
         if not arglists:
             return []
+        looked = self.looking(function, arglists)
+        if looked is not None:
+            return looked
         made = Made()
         payload = [[self.send(a, made) for a in args] for args in arglists]
         reply = self.ask({"op": "many", "fn": function, "args": payload})
@@ -351,6 +413,8 @@ class Remote:
         return StudentError(e["kind"], str(e.get("message", "")), str(e.get("traceback", "")))
 
     def ask(self, request):
+        if request.get("op") in ("call", "many", "plan", "fetch"):
+            self.ran += 1
         if self.seed is not None:
             request["reset"], self.seed = self.seed, None
         try:
@@ -554,6 +618,10 @@ class Executor:
             if self.error is not None:
                 raise self.error
             return {"ok": True}
+        if op == "defines":
+            self.load()
+            return {"ok": True, "value": [f for f in req["fns"]
+                                          if callable(getattr(self.module, f, None))]}
         if op == "fetch":
             memo = set()
             return {"ok": True, "value": [None if c is None else self.encode(
@@ -811,6 +879,7 @@ class Colab:
 
     def new_game(self, rules, setup):
         self.rules = rules
+        self.sub.looks_only = rules.get("looks_only") or {}
         self.size = rules["rows"]
         self.names = [s["name"] for s in setup["ships"]]
         self.cells = {s["name"]: [tuple(c) for c in s["cells"]] for s in setup["ships"]}
@@ -1034,6 +1103,25 @@ class Colab:
         raise StudentError("unsupported", "colab-6x6 has no probe `{}`".format(name))
 
 
+def plain(value):
+    """A value read from the executor as plain comparable data: sets sorted, dicts by key."""
+    if isinstance(value, (set, frozenset)):
+        return ("set", sorted((plain(v) for v in value), key=repr))
+    if isinstance(value, dict):
+        return ("dict", sorted(((plain(k), plain(v)) for k, v in value.items()), key=repr))
+    if isinstance(value, (list, tuple)):
+        return (type(value).__name__, [plain(v) for v in value])
+    if isinstance(value, Opaque):
+        return ("opaque", repr(value))
+    return value
+
+
+def shown(value):
+    """A value read from the executor as a student reads it, cut short."""
+    text = repr(value)
+    return text if len(text) <= 200 else text[:200] + "..."
+
+
 def reach(value, path):
     """`value[k1][k2]...` along `path`, or None where a step cannot be taken."""
     try:
@@ -1086,6 +1174,7 @@ class Solo:
 
     def new_game(self, rules, setup):
         self.rules = rules
+        self.sub.looks_only = rules.get("looks_only") or {}
         self.size = rules["rows"]
         self.fleet = []
         self.names = {}
@@ -1284,6 +1373,12 @@ class Solo:
 ASSIGNMENTS = {"colab-6x6": Colab, "solo-10x10": Solo}
 
 
+def unanswered_field(checks):
+    """An answer's `unanswered`: the checks no student code answered (the driver decided
+    them alone: an off-board call, solo-10x10's shot counter), which earn no credit."""
+    return {"unanswered": checks} if checks else {}
+
+
 class Driver:
     def __init__(self, path):
         self.path = path
@@ -1298,6 +1393,7 @@ class Driver:
                     req.get("assignment")))
             self.game = kind(Remote(self.path, kind.MODULES, kind.FUNCTIONS))
             self.game.sub.load()
+            self.game.sub.gradable(kind.FUNCTIONS)
             return {"protocol": PROTOCOL, "driver": "broadside-python/1",
                     "module": self.game.sub.why, "given": True}
         if self.game is None:
@@ -1308,16 +1404,34 @@ class Driver:
             self.game.sub.reset(RANDOM_SEED)
             return self.game.new_game(req["rules"], req["setup"])
         given = req.get("given")
+        sub = self.game.sub
         if op == "observe":
             on_given = set(req.get("given_keys", [])) if given is not None else set()
-            return {"state": {k: self.on_given(given, k) if k in on_given else self.game.observe(k)
-                              for k in req["keys"]}}
+            state, unanswered, failed = {}, [], {}
+            for k in req["keys"]:
+                ran = sub.ran
+                try:
+                    state[k] = self.on_given(given, k) if k in on_given else self.game.observe(k)
+                except Changed as e:
+                    failed[k] = e.message
+                if sub.ran == ran:
+                    unanswered.append(k)
+            answer = dict({"state": state}, **unanswered_field(unanswered))
+            if failed:
+                answer["failed"] = failed
+            return answer
         method = getattr(self.game, op, None)
         if method is None or op.startswith("_") or op in ("take", "saved", "restore"):
             raise StudentError("unsupported", "this assignment has no `{}`".format(op))
         if given is not None:
             self.game.take(given)
-        return method(req)
+        ran = sub.ran
+        try:
+            answer = method(req)
+        except Changed as e:
+            # The answer's one check fails alone: a value of the wrong kind, in effect.
+            raise StudentError("type", e.message)
+        return dict(answer, **unanswered_field(["outcome"] if sub.ran == ran else []))
 
     def on_given(self, given, key):
         """Asks `key` of the reference's state, then goes back to the game as it was."""

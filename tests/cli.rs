@@ -503,7 +503,8 @@ fn a_module_that_cannot_be_imported_is_explained_once_not_sixty_times() {
         .unwrap();
     let text = String::from_utf8(out.stdout).unwrap();
     assert_eq!(text.matches("EOFError").count(), 1, "{text}");
-    assert!(text.contains("exception: the same as above"), "{text}");
+    // Nothing of a module that does not import can be graded (issue 36): `setup`.
+    assert!(text.contains("setup: the same as above"), "{text}");
     let out = broadside()
         .arg("run")
         .args(&steps)
@@ -514,7 +515,8 @@ fn a_module_that_cannot_be_imported_is_explained_once_not_sixty_times() {
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let top = v["output"].as_str().unwrap();
     assert!(
-        top.contains("Every scenario failed the same way (exception)"),
+        top.contains("Every scenario failed the same way (setup)")
+            && top.contains("Not gradable: nothing of the submission could be graded"),
         "{top}"
     );
     assert!(top.contains("EOFError"), "{top}");
@@ -1162,5 +1164,28 @@ fn grade_writes_a_transcript_per_submission_and_scenario_outside_the_reports() {
             let shown = std::fs::read_to_string(out.path().join(sub).join(f)).unwrap();
             assert!(!shown.contains("== move"), "{sub}/{f}");
         }
+    }
+}
+
+/// Issue 36: solo-10x10's ok_to_place_ship_at has no kind to count by, so a second ship of
+/// length 4 clear of the first is legal (decision placement-counts). The reference answered
+/// "rejected (is already placed)" where a correct student answers ok; now `check`, the
+/// reference and the correct sample agree.
+#[test]
+fn a_second_battleship_placed_legally_is_ok_for_the_reference_and_a_correct_student() {
+    let file = "tests/fixtures/honest/solo-second-battleship.toml";
+    let out = broadside().args(["check", file]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    for target in [
+        "reference",
+        "python:fixtures/submissions/solo-10x10/correct",
+    ] {
+        let out = broadside()
+            .args(["run", file, "--target", target])
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(0), "{target}: {text}");
+        assert!(!text.contains("already placed"), "{target}: {text}");
     }
 }

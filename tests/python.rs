@@ -73,10 +73,11 @@ fn a_hang_at_import_is_one_timeout_per_scenario_in_bounded_time() {
 }
 
 #[test]
-fn exit_at_import_is_an_exception_naming_system_exit() {
+fn exit_at_import_is_a_module_that_does_not_import_naming_system_exit() {
     let results = run("colab-6x6", "tests/fixtures/python/exits_at_import.py");
     let f = results[0].fault.as_ref().expect("a fault");
-    assert_eq!(f.kind, FaultKind::Exception);
+    // Nothing of a module that does not import can be graded (issue 36): `setup`.
+    assert_eq!(f.kind, FaultKind::Setup);
     assert!(f.message.contains("SystemExit"), "{}", f.message);
     assert!(results.iter().all(|r| r.status == Status::Error));
 }
@@ -343,4 +344,129 @@ fn a_function_handed_the_reference_state_fails_alone() {
             assert!(d.function.is_some(), "{}: {d:?}", r.path);
         }
     }
+}
+
+/// `run --format prairielearn` on a solo-10x10 submission: (gradable, points earned, the
+/// first format error).
+fn solo_prairielearn(file: &str) -> (bool, f64, Option<String>) {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("results.json");
+    let status = assert_cmd::Command::cargo_bin("broadside")
+        .unwrap()
+        .args(["run", "--assignment", "solo-10x10", "--target"])
+        .arg(format!("python:tests/fixtures/python/honest/{file}"))
+        .args(["--format", "prairielearn", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(out.exists(), "{status:?}");
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let points = v["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["points"].as_f64().unwrap())
+        .sum();
+    let why = v["format_errors"][0].as_str().map(String::from);
+    (v["gradable"].as_bool().unwrap(), points, why)
+}
+
+/// Issue 36: a module that does not import scored 2.86/192 on solo-10x10 (the driver's own
+/// answers to off-board calls and its shot counter passed 15 checks of
+/// `03-off-board-calls`) and PrairieLearn called it gradable.
+#[test]
+fn a_module_that_does_not_import_earns_nothing_and_is_not_gradable() {
+    let (gradable, points, why) = solo_prairielearn("solo_syntax_error.py");
+    assert_eq!((gradable, points), (false, 0.0));
+    let why = why.expect("a format error");
+    assert!(
+        why.contains("does not import") && why.contains("SyntaxError"),
+        "{why}"
+    );
+}
+
+/// Issue 36: a file left as `# TODO` defines none of the handout's functions: nothing to
+/// grade, not 2.86/192 for the driver's answers.
+#[test]
+fn a_module_left_as_todo_earns_nothing_and_is_not_gradable() {
+    let (gradable, points, why) = solo_prairielearn("solo_todo.py");
+    assert_eq!((gradable, points), (false, 0.0));
+    assert!(
+        why.as_deref()
+            .is_some_and(|w| w.contains("defines none of the handout's functions")),
+        "{why:?}"
+    );
+}
+
+/// Issue 36: a check no student code answered earns nothing, but what the student's code
+/// did answer keeps its credit: two honest functions earn their scenarios, and the
+/// off-board checks of `03-off-board-calls` (the driver's answers) earn nothing.
+#[test]
+fn an_honest_partial_submission_keeps_only_what_its_code_answered() {
+    let (gradable, points, _) = solo_prairielearn("solo_two_functions.py");
+    assert!(gradable);
+    assert!((points - 2.0).abs() < 1e-9, "{points}");
+    let results = run(
+        "solo-10x10",
+        "tests/fixtures/python/honest/solo_two_functions.py",
+    );
+    let off_board = results
+        .iter()
+        .find(|r| r.path.ends_with("03-off-board-calls.toml"))
+        .unwrap();
+    assert_eq!(off_board.points, 0.0, "{off_board:?}");
+}
+
+/// The first divergence of `scenario` (a file name) in `results`.
+fn first_divergence<'a>(
+    results: &'a [ScenarioResult],
+    scenario: &str,
+) -> &'a broadside::report::Divergence {
+    let r = results.iter().find(|r| r.path.ends_with(scenario)).unwrap();
+    r.divergence
+        .as_ref()
+        .unwrap_or_else(|| panic!("{scenario} passed: {r:?}"))
+}
+
+/// Issue 36: a has_won that removes shots from the game kept full marks on its checks, each
+/// handing it a fresh copy of the reference's game. Every call of a function that only
+/// looks (`[looks_only]`) is now compared before and after, and a change fails its check,
+/// quoting Step 8.
+#[test]
+fn a_has_won_that_changes_the_game_fails_its_checks_quoting_the_handout() {
+    let results = run(
+        "colab-6x6",
+        "fixtures/submissions/colab-6x6/has-won-ticks-off-shots",
+    );
+    let d = first_divergence(&results, "26-has-won-false-until-last-sinks.toml");
+    assert_eq!(d.function.as_deref(), Some("has_won"), "{d:?}");
+    assert!(
+        d.actual.contains("`has_won` changed what it was given")
+            && d.actual.contains("has_won() must not change the game"),
+        "{}",
+        d.actual
+    );
+}
+
+/// Issue 36: solo-10x10's checking functions take the fleet and answer; one that throws sunk
+/// ships out of the fleet it is given fails its checks (decision looks-only-checkers).
+#[test]
+fn a_checking_function_that_changes_the_fleet_fails_its_checks() {
+    let results = run(
+        "solo-10x10",
+        "fixtures/submissions/solo-10x10/unsunk-left-drops-sunk-ships",
+    );
+    let d = first_divergence(&results, "56-are-unsunk-one-submarine.toml");
+    assert_eq!(
+        d.function.as_deref(),
+        Some("are_unsunk_ships_left"),
+        "{d:?}"
+    );
+    assert!(
+        d.actual
+            .contains("`are_unsunk_ships_left` changed what it was given"),
+        "{}",
+        d.actual
+    );
 }

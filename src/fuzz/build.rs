@@ -562,6 +562,8 @@ impl Writer<'_> {
                 Observed::Board(rows) => {
                     Expected::Board(rows.iter().map(|r| r.trim_end().to_string()).collect())
                 }
+                // The reference never answers so: nothing to expect.
+                Observed::Failed(_) => continue,
             };
             out.push(Check {
                 key: *k,

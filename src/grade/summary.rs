@@ -56,6 +56,11 @@ pub struct SubmissionRow {
     /// Empty when nothing faulted.
     #[serde(default)]
     pub fault_summary: String,
+    /// False when nothing of the submission could be graded (its module does not import,
+    /// it does not compile: the report's `summary.gradable`); `fault_summary` then begins
+    /// `not gradable: `. Left out when true.
+    #[serde(default = "yes", skip_serializing_if = "is_true")]
+    pub gradable: bool,
     /// Each scenario's status, by scenario id.
     pub scenarios: BTreeMap<String, Status>,
     /// `grade --marking`: the marking sheet's columns, in the scheme's order (each
@@ -146,7 +151,11 @@ impl ClassSummary {
                 failed: r.summary.failed,
                 errors: r.summary.errors,
                 faults: r.faults.iter().map(|f| f.kind.word().to_string()).collect(),
-                fault_summary: fault_summary(r),
+                fault_summary: match &r.summary.not_gradable {
+                    Some(why) => format!("not gradable: {}", headline(why)),
+                    None => fault_summary(r),
+                },
+                gradable: r.summary.gradable,
                 scenarios: ids
                     .iter()
                     .cloned()
@@ -268,7 +277,14 @@ impl ClassSummary {
     }
 }
 
-/// [`SubmissionRow::fault_summary`] of `r`.
+fn yes() -> bool {
+    true
+}
+
+fn is_true(b: &bool) -> bool {
+    *b
+}
+
 /// A marking sheet as summary columns: `mark:<criterion>/<weight>` (blank for the marker to
 /// fill), `mark:automatic`, `mark:capped_at`, then `figure:<id>` (its state) and
 /// `figure:<id>.<number>`.
@@ -298,6 +314,7 @@ fn marking_columns(sheet: &crate::marking::Sheet) -> Vec<(String, String)> {
     out
 }
 
+/// [`SubmissionRow::fault_summary`] of `r`.
 fn fault_summary(r: &Report) -> String {
     // Kinds in the order a scenario first met them, each with its messages' headlines.
     let mut kinds: Vec<(&str, Vec<String>)> = Vec::new();

@@ -136,6 +136,7 @@ pub fn describe_observed(o: &Observed, rules: &Rules) -> String {
         Observed::Count(c) => c.to_string(),
         Observed::Player(p) => p.clone().unwrap_or_else(|| "none".into()),
         Observed::Cells(c) => cells(c.iter().copied(), rules),
+        Observed::Failed(why) => why.clone(),
         Observed::Board(rows) => rows
             .iter()
             .map(|r| r.trim_end())

@@ -67,12 +67,22 @@ fn count_checks(scenario: &Scenario) -> usize {
 struct Marks {
     total: usize,
     passed: usize,
+    /// Checks passed that no student code answered (the driver decided them alone, or
+    /// the target does not observe the key): they earn no credit and stand in neither the
+    /// checks passed nor the checks counted.
+    unanswered: usize,
     divergences: Vec<Divergence>,
 }
 
 impl Marks {
     fn pass(&mut self) {
         self.passed += 1;
+    }
+
+    /// A check passed that no student code answered: it earns nothing (issue 36: a module
+    /// that does not import, or a file left as `# TODO`, scored on the driver's answers).
+    fn unanswered(&mut self) {
+        self.unanswered += 1;
     }
 
     /// Records a failed check, marked with how it stands to the earlier ones: the same
@@ -111,12 +121,14 @@ impl Marks {
     /// The result: passed when every check passed, else failed with its first divergence
     /// in full and the later ones after it, credited with the share passed.
     fn finish(self, mut result: ScenarioResult) -> ScenarioResult {
-        result.checks = self.total;
+        let total = self.total - self.unanswered;
+        result.checks = total;
         result.checks_passed = self.passed;
-        let share = if self.total == 0 {
-            1.0
-        } else {
-            self.passed as f64 / self.total as f64
+        // A scenario none of whose checks student code answered earns nothing.
+        let share = match (total, self.unanswered) {
+            (0, 0) => 1.0,
+            (0, _) => 0.0,
+            _ => self.passed as f64 / total as f64,
         };
         let mut ds = self.divergences.into_iter();
         let r = match (result.fault.is_some(), ds.next()) {
@@ -279,6 +291,7 @@ fn play_steps(scenario: &Scenario, target: &mut dyn Target) -> ScenarioResult {
     let mut marks = Marks {
         total: count_checks(scenario),
         passed: 0,
+        unanswered: 0,
         divergences: Vec::new(),
     };
     // The reference plays alongside to draw the board at a divergence.
@@ -314,14 +327,17 @@ fn play_steps(scenario: &Scenario, target: &mut dyn Target) -> ScenarioResult {
         result.steps_run = number;
         // A value of the wrong kind (`fire` returned None) fails that check alone: the
         // student's code ran and the game goes on. Any other fault ends the scenario.
-        let (answer, output, by) = match next(Some(number)) {
+        let (answer, output, by, unanswered) = match next(Some(number)) {
             Ok(Replied {
                 reply: Reply::Answer(a),
                 output,
                 by,
-            }) => (Ok(a), output, by),
+                unanswered,
+            }) => (Ok(a), output, by, unanswered),
             Ok(_) => return marks.finish(Stop::protocol(Some(number)).finish(result)),
-            Err(Stop::Faulted(f, _)) if f.kind == FaultKind::Type => (Err(f), String::new(), None),
+            Err(Stop::Faulted(f, _)) if f.kind == FaultKind::Type => {
+                (Err(f), String::new(), None, Vec::new())
+            }
             Err(stop) => return marks.finish(stop.finish(result)),
         };
         let expected_answer = reference::act(&mut shadow, &step.action);
@@ -366,6 +382,7 @@ fn play_steps(scenario: &Scenario, target: &mut dyn Target) -> ScenarioResult {
                 )),
             };
             match d {
+                None if unanswered.iter().any(|c| c == "outcome") => marks.unanswered(),
                 None => marks.pass(),
                 Some(d) => marks.fail(Divergence {
                     function,
@@ -381,14 +398,15 @@ fn play_steps(scenario: &Scenario, target: &mut dyn Target) -> ScenarioResult {
         let state = match next(Some(number)) {
             Ok(Replied {
                 reply: Reply::State(s),
+                unanswered,
                 ..
-            }) => Ok(s),
+            }) => Ok((s, unanswered)),
             Ok(_) => return marks.finish(Stop::protocol(Some(number)).finish(result)),
             Err(Stop::Faulted(f, _)) if f.kind == FaultKind::Type => Err(f),
             Err(stop) => return marks.finish(stop.finish(result)),
         };
         let failed: Vec<(&Check, String)> = match &state {
-            Ok(state) => judge(&step.checks, state, &mut marks)
+            Ok((state, unanswered)) => judge(&step.checks, state, unanswered, &mut marks)
                 .into_iter()
                 .map(|(c, o)| (c, describe_observed(o, rules)))
                 .collect(),
@@ -415,12 +433,13 @@ fn play_steps(scenario: &Scenario, target: &mut dyn Target) -> ScenarioResult {
         let state = match next(None) {
             Ok(Replied {
                 reply: Reply::State(s),
+                unanswered,
                 ..
-            }) => s,
+            }) => (s, unanswered),
             Ok(_) => return marks.finish(Stop::protocol(None).finish(result)),
             Err(Stop::Faulted(f, _)) => return marks.finish(result.errored_at_end(f)),
         };
-        for (check, observed) in judge(&scenario.end, &state, &mut marks) {
+        for (check, observed) in judge(&scenario.end, &state.0, &state.1, &mut marks) {
             let (function, clause) = judged_state(rules, check.key);
             marks.fail(Divergence {
                 step: None,
@@ -441,18 +460,21 @@ fn play_steps(scenario: &Scenario, target: &mut dyn Target) -> ScenarioResult {
     marks.finish(result)
 }
 
-/// Passes the checks whose observed value matches (or that the target does not observe);
-/// returns the others with the value observed.
+/// Passes the checks whose observed value matches, unless no student code answered them
+/// (`unanswered`: they earn nothing); returns the others with the value observed. A key the
+/// target does not observe fails nothing and earns nothing.
 fn judge<'a>(
     checks: &'a [Check],
     state: &'a BTreeMap<StateKey, target::Observed>,
+    unanswered: &[String],
     marks: &mut Marks,
 ) -> Vec<(&'a Check, &'a target::Observed)> {
     let mut failed = Vec::new();
     for c in checks {
         match state.get(&c.key) {
             Some(o) if !matches_state(&c.expected, o) => failed.push((c, o)),
-            _ => marks.pass(),
+            Some(_) if !unanswered.iter().any(|k| k == c.key.name()) => marks.pass(),
+            _ => marks.unanswered(),
         }
     }
     failed

@@ -133,6 +133,7 @@ pub trait Target {
                 reply,
                 output: String::new(),
                 by: None,
+                unanswered: Vec::new(),
             }));
             if stop {
                 break;
@@ -257,6 +258,10 @@ pub struct Replied {
     /// The student function whose answer decided this one, where the driver says (e.g.
     /// `is_sunk` for a shot answered `hit` that should have sunk).
     pub by: Option<String>,
+    /// The checks of this answer no student code answered, which earn no credit: `outcome`
+    /// for an action's answer, state key names for a question (the driver says; empty for
+    /// a target that does not).
+    pub unanswered: Vec<String>,
 }
 
 /// A state value as a target reports it.
@@ -269,4 +274,7 @@ pub enum Observed {
     Player(Option<String>),
     Cells(BTreeSet<Cell>),
     Board(Vec<String>),
+    /// The function behind the key answered wrongly in a way that fails this key alone
+    /// (it changed what it was given, where the spec says it only looks): why.
+    Failed(String),
 }

@@ -168,6 +168,10 @@ pub struct GameRules {
     pub fleet: Vec<FleetItem>,
     /// The handout's glyphs for the `board` observation.
     pub display: Glyphs,
+    /// The student functions that must not change what they are given, each with its
+    /// handout clause (the spec's `[looks_only]`): a driver fails a call of one that does.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub looks_only: BTreeMap<String, String>,
 }
 
 /// One item of the fleet in [`GameRules`].
@@ -287,6 +291,7 @@ impl Request {
                     separator: d.separator.clone(),
                     sunk_by_kind: d.sunk_by_kind.clone(),
                 },
+                looks_only: rules.looks_only.clone(),
             },
             setup: GameSetup {
                 ships,

@@ -68,6 +68,24 @@ pub struct Response {
         skip_serializing_if = "Option::is_none"
     )]
     pub by: Option<String>,
+    /// The checks of this answer no student code answered (the driver decided them alone):
+    /// `outcome` for an action's answer, state key names for an `observe`. They earn no
+    /// credit (see [`crate::harness`]).
+    #[serde(
+        default,
+        deserialize_with = "loose",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub unanswered: Option<Vec<String>>,
+    /// `observe`: the state keys whose function answered wrongly in a way that fails that
+    /// key alone (it changed what it was given, where the spec's `[looks_only]` says it only
+    /// looks), each with why; `state` may leave them out.
+    #[serde(
+        default,
+        deserialize_with = "loose",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub failed: Option<BTreeMap<String, String>>,
     /// `hello`: the protocol version the driver speaks (must be [`super::VERSION`]).
     #[serde(
         default,
@@ -585,8 +603,12 @@ impl Response {
         rules: &Rules,
     ) -> Result<BTreeMap<StateKey, Observed>, String> {
         let state = self.state.as_ref().ok_or("answer has no `state` object")?;
+        let failed = self.failed.as_ref();
         keys.iter()
-            .map(|key| Ok((*key, state.read(*key, rules)?)))
+            .map(|key| match failed.and_then(|f| f.get(key.name())) {
+                Some(why) => Ok((*key, Observed::Failed(why.clone()))),
+                None => Ok((*key, state.read(*key, rules)?)),
+            })
             .collect()
     }
 }

@@ -116,6 +116,12 @@ pub(super) fn student_output(report: &Report, student: &Report) -> String {
         s.max_points,
         scaled(s)
     );
+    // Nothing could be graded (the module does not import): that, before anything else.
+    if let Some(why) = &report.summary.not_gradable {
+        output.push_str(&format!(
+            "\nNot gradable: nothing of the submission could be graded, so it scores 0.\n{why}\n"
+        ));
+    }
     // The cause first: one line per student function at fault (visible failures only).
     let causes = super::causes::causes(student);
     if !causes.is_empty() {

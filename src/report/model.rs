@@ -64,6 +64,55 @@ pub struct Summary {
     /// (equal to `points` when no suite scales).
     pub score: f64,
     pub max_score: f64,
+    /// False when nothing of the submission could be graded: its module does not import,
+    /// it defines none of the handout's functions, it does not compile (every scenario
+    /// ended in an error worth nothing, the first of them one `setup` fault shared by
+    /// every `setup` fault; see `not_gradable`). Its score is 0 and PrairieLearn does not
+    /// count the attempt. Left out when true.
+    #[serde(default = "yes", skip_serializing_if = "is_true")]
+    pub gradable: bool,
+    /// Why the submission could not be graded (only when `gradable` is false): the
+    /// `setup` fault's message, e.g. `the module does not import: importing battleships.py
+    /// raised SyntaxError: …`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub not_gradable: Option<String>,
+}
+
+fn yes() -> bool {
+    true
+}
+
+fn is_true(b: &bool) -> bool {
+    *b
+}
+
+/// Why nothing of a submission could be graded, if so (see [`Summary::gradable`]): every
+/// scenario ended in an error worth nothing, and every `setup` fault among them (there is
+/// one at least) says the same. A Python module that does not import fails every step
+/// scenario at `hello`, and its `main()` fails every dialogue, each its own way.
+fn unbuilt(results: &[ScenarioResult]) -> Option<String> {
+    use crate::fault::FaultKind;
+    let core = |f: &Fault| super::text::core_message(&f.message).trim_end().to_string();
+    // A report of an older broadside says an import's SyntaxError as an `exception`.
+    fn setup(r: &ScenarioResult) -> Option<&Fault> {
+        r.fault.as_ref().filter(|f| {
+            f.kind == FaultKind::Setup
+                || (f.kind == FaultKind::Exception
+                    && f.message.starts_with("importing ")
+                    && ["SyntaxError", "IndentationError", "TabError"]
+                        .iter()
+                        .any(|e| f.message.contains(&format!("raised {e}"))))
+        })
+    }
+    let first = results.iter().find_map(setup)?;
+    let all_errors = results
+        .iter()
+        .all(|r| r.status == Status::Error && r.score == 0.0);
+    let one_reason = results
+        .iter()
+        .filter_map(setup)
+        .all(|f| core(f) == core(first));
+    (all_errors && one_reason).then(|| core(first))
 }
 
 /// How a scenario ended.
@@ -388,6 +437,8 @@ impl Summary {
             max_points: graded().map(|r| r.max_points).sum(),
             score: round_to(results.iter().map(|r| r.score).sum(), 2),
             max_score: round_to(graded().map(|r| r.max_score).sum(), 2),
+            gradable: unbuilt(results).is_none(),
+            not_gradable: unbuilt(results),
         }
     }
 }

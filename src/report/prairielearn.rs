@@ -12,15 +12,15 @@
 //!
 //! `gradable` is false only where PrairieLearn's documentation puts it, "the input was
 //! invalid or formatted incorrectly, for example if it has a syntax error that prevented
-//! compilation": every scenario ended in the same `setup` fault (the submission does not
-//! compile) or the Python module cannot be imported for a `SyntaxError`. PrairieLearn then
+//! compilation": the report's summary says nothing of the submission could be graded (it
+//! does not compile, its Python module does not import or defines none of the handout's
+//! functions; [`super::Summary::gradable`]). PrairieLearn then
 //! awards and takes no points and does not count the attempt; the compiler's message is in
 //! `format_errors`. Any other fault (a crash, a timeout) is graded as it is everywhere else.
 
-use super::text::{core_message, details};
+use super::text::details;
 use super::view::{HiddenResults, for_students};
 use super::{Report, Status};
-use crate::fault::FaultKind;
 use serde::Serialize;
 
 /// A PrairieLearn `results.json`.
@@ -83,7 +83,7 @@ pub fn prairielearn(report: &Report, hidden: HiddenResults) -> Results {
     } else if format_errors.is_empty() {
         format!("{} of {} scenarios passed", s.passed, s.scenarios)
     } else {
-        "the submission could not be built, so it was not graded and the attempt does not count"
+        "the submission could not be built or imported, so it was not graded and the attempt does not count"
             .into()
     };
     let gradable = format_errors.is_empty() && !harness;
@@ -103,33 +103,10 @@ pub fn prairielearn(report: &Report, hidden: HiddenResults) -> Results {
     }
 }
 
-/// The compiler's or interpreter's message when the submission could not be built at all
-/// (see the module doc); empty when it is gradable.
+/// The compiler's or interpreter's message when nothing of the submission could be graded
+/// ([`super::Summary::gradable`]); empty when it is gradable.
 fn not_gradable(report: &Report) -> Vec<String> {
-    let faults: Vec<_> = report.scenarios.iter().map(|r| r.fault.as_ref()).collect();
-    let Some(Some(first)) = faults.first().copied() else {
-        return Vec::new();
-    };
-    let unbuilt = |f: &crate::fault::Fault| {
-        f.kind == FaultKind::Setup
-            || (f.kind == FaultKind::Exception
-                && f.message.starts_with("importing ")
-                && [
-                    "raised SyntaxError",
-                    "raised IndentationError",
-                    "raised TabError",
-                ]
-                .iter()
-                .any(|w| f.message.contains(w)))
-    };
-    let all_same = faults.iter().all(|f| {
-        f.is_some_and(|f| unbuilt(f) && core_message(&f.message) == core_message(&first.message))
-    });
-    if all_same {
-        vec![core_message(&first.message).trim_end().to_string()]
-    } else {
-        Vec::new()
-    }
+    report.summary.not_gradable.iter().cloned().collect()
 }
 
 fn first_line(s: &str) -> &str {

@@ -85,6 +85,8 @@ pub fn for_students(report: &Report, hidden: HiddenResults) -> Report {
         max_points: report.summary.max_points,
         score: report.summary.score,
         max_score: report.summary.max_score,
+        gradable: report.summary.gradable,
+        not_gradable: report.summary.not_gradable.clone(),
         ..listed
     };
     if dropped > 0 {

@@ -306,6 +306,10 @@ pub struct Rules {
     pub place_steps: bool,
     /// How reports write a `place` step.
     pub place_terms: PlaceTerms,
+    /// Whether a `place` step may place more ships of a kind than the fleet holds
+    /// (`[placement] beyond_fleet`): each one past the fleet is another item of that kind
+    /// ([`Rules::with_extra`]).
+    pub place_beyond_fleet: bool,
     pub counters: Vec<Counter>,
     /// Indexed by [`Event::index`]; `None` where the assignment has no such event.
     pub events: Vec<Option<EventRule>>,
@@ -323,6 +327,9 @@ pub struct Rules {
     pub probes: Vec<Probe>,
     /// The student function that lays out a random fleet, if any (`random_layouts` steps).
     pub random_layout: Option<String>,
+    /// The student functions that must not change what they are given, each with its
+    /// handout clause (`[looks_only]`): the driver checks every call of one.
+    pub looks_only: std::collections::BTreeMap<String, String>,
     pub decisions: Vec<Decision>,
     /// What each kind of check judges (`[checks]`), by kind.
     pub checks: Vec<CheckRule>,
@@ -456,6 +463,29 @@ impl Rules {
             cols,
             ..self.clone()
         }
+    }
+
+    /// A copy with one more item like item `like` (same kind, length and owner), named
+    /// `KIND-N` with N one past the items of that kind (`battleship-2` beside `battleship`):
+    /// a ship a `place` step puts down past the fleet (`place_beyond_fleet`).
+    pub fn with_extra(&self, like: usize) -> Rules {
+        let mut r = self.clone();
+        let def = self.items[like].clone();
+        let of_kind = self
+            .items
+            .iter()
+            .filter(|i| i.kind == def.kind && i.owner == def.owner)
+            .count();
+        let mut n = of_kind + 1;
+        let taken = |name: &str| self.items.iter().any(|i| i.name == name);
+        while taken(&format!("{}-{n}", def.kind)) {
+            n += 1;
+        }
+        r.items.push(ItemDef {
+            name: format!("{}-{n}", def.kind),
+            ..def
+        });
+        r
     }
 
     /// A copy with another board size and fleet, for a scenario that replays a handout's
@@ -603,6 +633,7 @@ fn build_rules(
         touching: raw.placement.touching,
         place_steps: raw.placement.place_steps,
         place_terms: raw.placement.terms,
+        place_beyond_fleet: raw.placement.beyond_fleet,
         counters,
         events,
         move_limit: raw.end.move_limit,
@@ -616,6 +647,7 @@ fn build_rules(
         queries,
         probes,
         random_layout: raw.random_layout.as_ref().map(|r| r.function.clone()),
+        looks_only: raw.looks_only.clone(),
         decisions: raw
             .decisions
             .iter()

@@ -56,6 +56,11 @@ pub struct RawSpec {
     pub probes: BTreeMap<String, RawProbe>,
     /// The function that lays out a whole random fleet, if students write one.
     pub random_layout: Option<RawRandomLayout>,
+    /// The student functions that only look (`has_won`, `is_sunk`, …), each with the
+    /// handout clause that says so: a driver checks every call of one leaves what it was
+    /// given unchanged, and a change fails that call's check.
+    #[serde(default)]
+    pub looks_only: BTreeMap<String, String>,
     /// What each kind of check judges, keyed by a state key (`remaining`), a step kind
     /// (`fire`, `place`, `query`) or an answer detail (`ship`, the ship a sinking names):
     /// the student function at fault when it fails, the state
@@ -133,6 +138,11 @@ pub struct RawPlacement {
     /// from the top-left square).
     #[serde(default)]
     pub terms: super::rules::PlaceTerms,
+    /// Whether a `place` step may place more ships of a kind than the fleet holds: the
+    /// student's placement function is given no kind to count by, so legality is the board
+    /// and the touching rule alone (solo-10x10's decision `placement-counts`).
+    #[serde(default)]
+    pub beyond_fleet: bool,
     pub clause: String,
 }
 

@@ -457,6 +457,7 @@ impl Process {
                 reply,
                 output: answer.printed().to_string(),
                 by: answer.by.clone(),
+                unanswered: answer.unanswered.clone().unwrap_or_default(),
             }),
             Err(m) => Err(self.fail(FaultKind::Protocol, m)),
         }

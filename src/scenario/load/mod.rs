@@ -11,7 +11,7 @@ use crate::cell::{Cell, RawCell};
 use crate::diag::{self, Diagnostic, Source};
 use crate::engine::Game;
 use crate::spec::{Given, Rules, SpecSet};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Range;
 use std::sync::Arc;
 use toml::Spanned;
@@ -73,6 +73,7 @@ impl Cx<'_> {
     fn scenario(&mut self, raw: RawScenario, specs: &SpecSet) -> Option<Scenario> {
         let rules = self.rules(&raw, specs)?;
         let rules = self.resize(rules, &raw.setup)?;
+        let rules = beyond_fleet(rules, &raw);
         let points = self.points(raw.points.as_ref());
         let mut scenario = Scenario {
             source: self.source.clone(),
@@ -324,6 +325,58 @@ pub(super) fn has_alternatives(checks: &[Check]) -> bool {
         Expected::Player(l) => l.len() > 1,
         _ => false,
     })
+}
+
+/// The rules with room for every ship the scenario puts down, where the spec lets a `place`
+/// step go past the fleet (`[placement] beyond_fleet`, solo-10x10's decision
+/// `placement-counts`: ok_to_place_ship_at is given no kind, so legality is the board and
+/// the touching rule alone). Per kind, the ships `[setup.ships]` and the `place` steps name
+/// (by name or kind, a step expecting only `rejected` aside) past that kind's count in the
+/// fleet each get an item of their own ([`Rules::with_extra`], `battleship-2`); the rules are
+/// the spec's own (the same `Arc`) when nothing goes past the fleet.
+fn beyond_fleet(rules: Arc<Rules>, raw: &RawScenario) -> Arc<Rules> {
+    if !rules.place_beyond_fleet || rules.players.len() > 1 {
+        return rules;
+    }
+    let kind_of = |name: &str| {
+        rules
+            .items
+            .iter()
+            .find(|i| i.name == name || i.kind == name)
+            .map(|i| i.kind.clone())
+    };
+    let mut named: BTreeMap<String, usize> = BTreeMap::new();
+    let setup = raw.setup.ships.iter().flat_map(|s| s.get_ref().keys());
+    // A step that expects only `rejected` puts nothing down (its ship stays to place).
+    let placed = raw.steps.iter().filter_map(|s| {
+        let s = s.get_ref();
+        if s.expect
+            .as_ref()
+            .is_some_and(|e| e.get_ref().only_rejection())
+        {
+            return None;
+        }
+        match s.place.as_ref()?.get_ref() {
+            crate::scenario::raw::PlaceInput::Table { ship: Some(n), .. } => Some(n.clone()),
+            _ => None,
+        }
+    });
+    for name in setup.map(|n| n.get_ref().clone()).chain(placed) {
+        if let Some(kind) = kind_of(&name) {
+            *named.entry(kind).or_default() += 1;
+        }
+    }
+    let mut out = rules.clone();
+    for (kind, n) in named {
+        let mut of_kind: Vec<usize> = (0..rules.items.len())
+            .filter(|&i| rules.items[i].kind == kind)
+            .collect();
+        while of_kind.len() < n {
+            out = Arc::new(out.with_extra(of_kind[0]));
+            of_kind.push(out.items.len() - 1);
+        }
+    }
+    out
 }
 
 pub(super) fn on_board(rules: &Rules, c: RawCell) -> Option<Cell> {

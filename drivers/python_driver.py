@@ -21,6 +21,10 @@ try:
     import broadside_find
 except ImportError:  # run from broadside's source tree: drivers/python_find.py beside it
     import python_find as broadside_find
+try:
+    import broadside_notebook
+except ImportError:  # run from broadside's source tree
+    import python_notebook as broadside_notebook
 
 # The seed of Python's `random` at every new game (reports must be reproducible).
 RANDOM_SEED = 1933
@@ -171,6 +175,10 @@ class Remote:
         reply = self.ask({"op": "load"})
         if not reply.get("ok"):
             self.error = self.student_error(reply)
+        notes = reply.get("notes")
+        # A notebook's account of its cells: the executor's claim, shown as a note only.
+        if isinstance(notes, list) and all(isinstance(n, str) for n in notes) and notes:
+            self.why = "; ".join([self.why] + notes)[:4000]
 
     def reset(self, seed):
         """A new game: the executor forgets the objects it numbered and seeds `random`,
@@ -510,6 +518,8 @@ class Executor:
         self.pid = os.getpid()
         self.module = None
         self.error = None
+        # What a notebook's run says of its cells (see broadside_notebook).
+        self.notes = []
         self.held = {}
         self.numbers = {}
 
@@ -552,7 +562,7 @@ class Executor:
             self.load()
             if self.error is not None:
                 raise self.error
-            return {"ok": True}
+            return {"ok": True, "notes": self.notes}
         if op == "fetch":
             memo = set()
             return {"ok": True, "value": [None if c is None else self.encode(
@@ -718,7 +728,12 @@ class Executor:
         folder = os.path.dirname(os.path.abspath(self.file))
         sys.path.insert(0, folder)
         name = os.path.splitext(os.path.basename(self.file))[0]
+        broadside_notebook.install_stubs()
         try:
+            ran = broadside_notebook.load(self.file, name)
+            if ran is not None:  # a notebook, or Colab's export: its cells run one by one
+                self.module, self.notes = ran
+                return
             spec = importlib.util.spec_from_file_location(name, self.file)
             module = importlib.util.module_from_spec(spec)
             sys.modules[name] = module
@@ -775,7 +790,11 @@ def student_trace(e, file):
     frames = frames[-8:]
     lines = []
     for f in frames:
-        lines.append('  File "{}", line {}, in {}'.format(os.path.basename(f.filename), f.lineno, f.name))
+        cell = broadside_notebook.where(f.filename)
+        if cell is not None:  # a notebook's cell, as the student sees it
+            lines.append('  {}, line {}, in {}'.format(cell, f.lineno, f.name))
+        else:
+            lines.append('  File "{}", line {}, in {}'.format(os.path.basename(f.filename), f.lineno, f.name))
         if f.line:
             lines.append("    " + f.line.strip())
     return "\n".join(lines)

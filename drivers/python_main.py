@@ -31,6 +31,10 @@ try:
     import broadside_find
 except ImportError:  # run from broadside's source tree: drivers/python_find.py beside it
     import python_find as broadside_find
+try:
+    import broadside_notebook
+except ImportError:  # run from broadside's source tree
+    import python_notebook as broadside_notebook
 
 
 def announce_reads():
@@ -226,10 +230,15 @@ def main():
     seed_the_dice(os.path.dirname(os.path.abspath(file)))
     sys.path.insert(0, os.path.dirname(os.path.abspath(file)))
     name = os.path.splitext(os.path.basename(file))[0]
-    spec = importlib.util.spec_from_file_location(name, file)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
+    broadside_notebook.install_stubs()
+    ran = broadside_notebook.load(file, name)
+    if ran is not None:  # a notebook or Colab's export: its cells run one by one
+        module = ran[0]
+    else:
+        spec = importlib.util.spec_from_file_location(name, file)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
     fleet = os.environ.get("BROADSIDE_FLEET")
     if fleet:
         ships = [(r, c, bool(h), n, set()) for r, c, h, n in json.loads(fleet)]

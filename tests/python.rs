@@ -295,3 +295,69 @@ fn a_function_handed_the_reference_state_fails_alone() {
         }
     }
 }
+
+/// The notebook fixture: magics in cells 1, 2 and 6, a scratch cell (3) calling `fire` before
+/// its definition, an `input()` cell (6), `has_won` (cell 8) dividing by zero, and a widget
+/// cell (9) with no ipywidgets installed.
+const NOTEBOOK: &str = "tests/fixtures/python/notebook/Battleship.ipynb";
+
+#[test]
+fn a_notebook_runs_its_code_cells_in_order_and_a_failing_cell_stops_nothing_after_it() {
+    use broadside::harness::target::Target;
+    for path in [NOTEBOOK, "tests/fixtures/python/notebook"] {
+        let mut t = target(path);
+        let results = run_all(&scenarios("colab-6x6"), &mut t);
+        // Every function but has_won came from cells after the failing ones.
+        let passed = results
+            .iter()
+            .filter(|r| r.status == Status::Passed)
+            .count();
+        assert!(passed >= 10, "{path}: only {passed} passed");
+        let notes = t.notes().join("\n");
+        for want in [
+            "Battleship.ipynb: a notebook, its 9 code cells run in order",
+            "skipped IPython magics and shell lines: cell 1 `%matplotlib inline`; cell 2 `%%capture`; cell 6 `!echo never`",
+            "cell 3, `print(fire(game, (1, 1)))",
+            "raised NameError: name 'fire' is not defined",
+            "cell 6, `answer = input(\"Shoot where? \")` raised EOFError",
+            "stand-ins that draw nothing",
+        ] {
+            assert!(notes.contains(want), "{path}: no {want:?} in {notes}");
+        }
+    }
+}
+
+#[test]
+fn a_notebook_traceback_quotes_the_cell_as_the_student_sees_it() {
+    let results = run("colab-6x6", NOTEBOOK);
+    let f = results
+        .iter()
+        .filter_map(|r| r.fault.as_ref())
+        .find(|f| f.message.contains("has_won"))
+        .expect("has_won's fault");
+    assert!(
+        f.message
+            .contains("cell 8, `def has_won(game):`, line 3, in has_won"),
+        "{}",
+        f.message
+    );
+    assert!(!f.message.contains("line 3, in <module>"), "{}", f.message);
+}
+
+#[test]
+fn colabs_py_export_grades_as_the_notebook_it_came_from() {
+    let dir = "fixtures/submissions/colab-6x6";
+    let scores = |path: &str| -> Vec<(String, f64)> {
+        run("colab-6x6", path)
+            .iter()
+            .map(|r| (r.path.clone(), r.score))
+            .collect()
+    };
+    let export = scores(&format!("{dir}/colab-export-remaining-sorted"));
+    assert_eq!(
+        export,
+        scores(&format!("{dir}/notebook-remaining-sorted/Battleship.ipynb"))
+    );
+    let total: f64 = export.iter().map(|(_, s)| s).sum();
+    assert!(total > 70.0, "the export scored {total}");
+}

@@ -234,6 +234,7 @@ def main():
     ran = broadside_notebook.load(file, name)
     if ran is not None:  # a notebook or Colab's export: its cells run one by one
         module = ran[0]
+        sys.excepthook = broadside_notebook.excepthook
     else:
         spec = importlib.util.spec_from_file_location(name, file)
         module = importlib.util.module_from_spec(spec)

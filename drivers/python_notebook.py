@@ -210,7 +210,7 @@ def run_notebook(file, name):
         if python is None or not python.strip():
             continue
         filename = "{}, cell {}".format(base, number)
-        CELLS[filename] = (number, first_line(source))
+        CELLS[filename] = (base, number, first_line(source))
         linecache.cache[filename] = (len(python), None, python.splitlines(True), filename)
         try:
             exec(compile(python, filename, "exec"), module.__dict__)
@@ -261,8 +261,20 @@ def where(filename):
     """How a traceback frame's file is shown: a cell as the student sees it, else the file."""
     cell = CELLS.get(filename)
     if cell is not None:
-        return "cell {}, `{}`".format(*cell)
+        return "cell {}, `{}`".format(cell[1], cell[2])
     return None
+
+
+def excepthook(kind, value, tb):
+    """A whole program's uncaught exception (a notebook's `main()`), printed as Python prints
+    it but with each cell's frame quoted as the student sees the cell:
+    `File "Battleship.ipynb", cell 7, `def main():`, line 3, in main`."""
+    import traceback
+    text = "".join(traceback.format_exception(kind, value, tb))
+    for filename, (base, number, first) in CELLS.items():
+        text = text.replace('File "{}", line'.format(filename),
+                            'File "{}", cell {}, `{}`, line'.format(base, number, first))
+    sys.stderr.write(text)
 
 
 def load(file, name):

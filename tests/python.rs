@@ -361,3 +361,37 @@ fn colabs_py_export_grades_as_the_notebook_it_came_from() {
     let total: f64 = export.iter().map(|(_, s)| s).sum();
     assert!(total > 70.0, "the export scored {total}");
 }
+
+#[test]
+fn a_solo_notebook_grades_as_its_py_including_its_main() {
+    // solo-10x10's correct sample, pasted into a notebook's cells after a magic and a cell
+    // whose main() crash a TA would see; the whole-program scenarios call its main().
+    let source =
+        std::fs::read_to_string("fixtures/submissions/solo-10x10/correct/battleships.py").unwrap();
+    let notebook = serde_json::json!({
+        "nbformat": 4, "nbformat_minor": 5, "metadata": {},
+        "cells": [
+            {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": 1,
+             "source": ["%load_ext autoreload\n"]},
+            {"cell_type": "markdown", "metadata": {}, "source": ["# My battleships\n"]},
+            {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": 2,
+             "source": [source]},
+        ]
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("Battleships.ipynb");
+    std::fs::write(&path, notebook.to_string()).unwrap();
+    let total = |path: &str| -> (f64, f64) {
+        let all = run("solo-10x10", path);
+        (
+            all.iter().map(|r| r.score).sum(),
+            all.iter().map(|r| r.max_score).sum(),
+        )
+    };
+    let (got, max) = total(path.to_str().unwrap());
+    assert_eq!(got, max, "the notebook scored {got}/{max}");
+    assert_eq!(
+        (got, max),
+        total("fixtures/submissions/solo-10x10/correct/battleships.py")
+    );
+}

@@ -175,6 +175,31 @@ def without_magics(source):
     return "\n".join(lines) + "\n", skipped
 
 
+def script_of(file):
+    """The notebook's code cells as one script, for `grade --marking` (its Step 9 cells are the
+    student's tests): magic lines as `pass`, a `%%` cell or one that does not parse commented
+    out line by line, so every cell keeps its lines. Returns (the script, where each cell
+    starts in it: [(line, cell number, the cell's first line)])."""
+    parts, starts, line = [], [], 1
+    for number, source in code_cells(file):
+        python, _ = without_magics(source)
+        if python is not None:
+            try:
+                compile(python, "<cell>", "exec")
+            except (SyntaxError, ValueError):
+                python = None
+        if python is None:
+            python = "".join("# " + l + "\n" for l in source.splitlines())
+        if not python.strip():
+            continue
+        if not python.endswith("\n"):
+            python += "\n"
+        starts.append((line, number, first_line(source)))
+        parts.append(python)
+        line += python.count("\n")
+    return "".join(parts), starts
+
+
 def describe(e):
     text = str(e)[:200]
     shown = "{}: {}".format(type(e).__name__, text) if text else type(e).__name__

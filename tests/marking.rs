@@ -632,3 +632,46 @@ class TestPlacing:
         "{tests}"
     );
 }
+
+/// A Colab notebook's Step 9 cells are the student's tests (issue 36), as the same cells in
+/// Colab's `.py` export are: the same checks, the same chaffs caught; the sheet names each
+/// place by its cell, never by a line of a script the student never saw.
+#[test]
+fn a_notebooks_step_9_cells_are_its_tests_as_its_py_exports_are() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = Utf8PathBuf::from_path_buf(dir.path().to_path_buf()).unwrap();
+    for sample in ["notebook-remaining-sorted", "colab-export-remaining-sorted"] {
+        copy_dir(
+            &Utf8Path::new("fixtures/submissions/colab-6x6").join(sample),
+            &root.join("class").join(sample),
+        );
+    }
+    let out = root.join("out");
+    grade_marking("colab-6x6", &root.join("class"), &out);
+    let tests = |sample: &str| {
+        let sheet = json(&out.join(sample).join("marking.json"));
+        sheet["figures"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["id"] == "tests")
+            .unwrap()
+            .clone()
+    };
+    let (notebook, export) = (
+        tests("notebook-remaining-sorted"),
+        tests("colab-export-remaining-sorted"),
+    );
+    assert_ne!(notebook["state"], "missing", "{notebook}");
+    assert_eq!(
+        notebook["numbers"], export["numbers"],
+        "{notebook}\n{export}"
+    );
+    assert_eq!(notebook["numbers"]["tests"], 1.0, "{notebook}");
+    let lines = notebook["lines"].to_string();
+    assert!(
+        lines.contains("(cell 4, `def on_board(n, size):`, line 9;"),
+        "{lines}"
+    );
+    assert!(!lines.contains("reads source files"), "{lines}");
+}

@@ -739,6 +739,8 @@ class Executor:
             sys.modules[name] = module
             spec.loader.exec_module(module)
             self.module = module
+        except broadside_notebook.NotNotebook as e:
+            self.error = StudentError("exception", str(e))
         except BaseException as e:  # SystemExit and KeyboardInterrupt too: the student's.
             self.error = StudentError(
                 "exception",

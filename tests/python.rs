@@ -395,3 +395,24 @@ fn a_solo_notebook_grades_as_its_py_including_its_main() {
         total("fixtures/submissions/solo-10x10/correct/battleships.py")
     );
 }
+
+#[test]
+fn a_notebook_that_is_not_json_is_said_as_such() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("Battleship.ipynb");
+    // Saved half-way: the JSON stops in the middle of a cell.
+    std::fs::write(
+        &path,
+        "{\n \"cells\": [\n  {\n   \"cell_type\": \"code\",\n   \"source\": [\"def fire(",
+    )
+    .unwrap();
+    let results = run("colab-6x6", path.to_str().unwrap());
+    let f = results[0].fault.as_ref().expect("a fault");
+    assert_eq!(f.kind, FaultKind::Exception);
+    assert!(
+        f.message
+            .contains("Battleship.ipynb is not a notebook Jupyter can open"),
+        "{}",
+        f.message
+    );
+}

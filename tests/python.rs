@@ -296,9 +296,9 @@ fn a_function_handed_the_reference_state_fails_alone() {
     }
 }
 
-/// The notebook fixture: magics in cells 1, 2 and 6, a scratch cell (3) calling `fire` before
-/// its definition, an `input()` cell (6), `has_won` (cell 8) dividing by zero, and a widget
-/// cell (9) with no ipywidgets installed.
+/// The notebook fixture: magics in cells 1, 2 and 6 (an empty cell after 2, not counted), a
+/// scratch cell (3) calling `fire` before its definition, an `input()` cell (6), `has_won`
+/// (cell 8) dividing by zero, and a widget cell (9) with no ipywidgets installed.
 const NOTEBOOK: &str = "tests/fixtures/python/notebook/Battleship.ipynb";
 
 #[test]

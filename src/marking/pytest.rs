@@ -915,7 +915,8 @@ fn reads_the_implementation(root: &Path, tests_file: &Path, tests: &TestsSpec) -
 }
 
 /// A notebook's code cells, numbered from 1 as Jupyter numbers them after "Restart and run
-/// all" (markdown cells not counted), with their source; empty when `text` is not a notebook.
+/// all" (markdown and empty code cells not counted), with their source; empty when `text` is
+/// not a notebook.
 fn notebook_cells(text: &str) -> Vec<(usize, String)> {
     let Ok(nb) = serde_json::from_str::<serde_json::Value>(text) else {
         return Vec::new();
@@ -924,16 +925,16 @@ fn notebook_cells(text: &str) -> Vec<(usize, String)> {
     cells
         .iter()
         .filter(|c| c["cell_type"] == "code")
-        .enumerate()
-        .map(|(i, c)| {
-            let source = match &c["source"] {
-                serde_json::Value::Array(lines) => {
-                    lines.iter().filter_map(|l| l.as_str()).collect::<String>()
-                }
-                other => other.as_str().unwrap_or_default().to_string(),
-            };
-            (i + 1, source)
+        .map(|c| match &c["source"] {
+            serde_json::Value::Array(lines) => {
+                lines.iter().filter_map(|l| l.as_str()).collect::<String>()
+            }
+            other => other.as_str().unwrap_or_default().to_string(),
         })
+        // Jupyter runs no empty cell and numbers none (as drivers/python_notebook.py counts).
+        .filter(|source| !source.trim().is_empty())
+        .enumerate()
+        .map(|(i, source)| (i + 1, source))
         .collect()
 }
 

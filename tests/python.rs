@@ -416,3 +416,28 @@ fn a_notebook_that_is_not_json_is_said_as_such() {
         f.message
     );
 }
+
+#[test]
+fn a_notebook_mains_crash_quotes_its_cell() {
+    // solo-10x10's correct functions in one cell, a main() that crashes in the next.
+    let source =
+        std::fs::read_to_string("fixtures/submissions/solo-10x10/correct/battleships.py").unwrap();
+    let notebook = serde_json::json!({
+        "nbformat": 4, "nbformat_minor": 5, "metadata": {},
+        "cells": [
+            {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": 1,
+             "source": [source]},
+            {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": 2,
+             "source": ["def main():\n", "    print('Welcome')\n", "    raise ValueError('boom')\n"]},
+        ]
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("Battleships.ipynb");
+    std::fs::write(&path, notebook.to_string()).unwrap();
+    let results = run("solo-10x10", path.to_str().unwrap());
+    let shown = format!("{results:?}");
+    assert!(
+        shown.contains("File \\\"Battleships.ipynb\\\", cell 2, `def main():`, line 3, in main"),
+        "{shown}"
+    );
+}

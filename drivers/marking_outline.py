@@ -13,7 +13,9 @@ names the required functions. OUT_FILE gets one JSON object:
               "mentions": required functions named in it, or in the file's own helpers it
               names}],
    "checks": [{"line": n, "mentions": [...]}], "print_only": [n, ...]}
-or {"error": "SyntaxError"} when the file does not parse.
+or {"error": "SyntaxError"} when the file does not parse. A notebook (`.ipynb`) is outlined as
+its code cells joined (`script_of` in broadside_notebook.py), and "cells" says where each
+starts: [[line, cell number, the cell's first line], ...].
 """
 import ast
 import json
@@ -45,8 +47,25 @@ def prints(node):
 
 def main():
     tests_file, out_file, style = sys.argv[1], sys.argv[2], sys.argv[3]
-    with open(tests_file, "rb") as f:
-        source = f.read()
+    cells = []
+    if tests_file.lower().endswith(".ipynb"):
+        # A notebook's code cells, as one script (broadside_notebook.py beside this file;
+        # the notebook is read, never run).
+        import importlib.util
+        spec = importlib.util.spec_from_file_location(
+            "broadside_notebook", os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                               "broadside_notebook.py"))
+        notebook = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(notebook)
+        try:
+            source, cells = notebook.script_of(tests_file)
+        except (ValueError, OSError, AttributeError, TypeError) as e:
+            with open(out_file, "w", encoding="utf-8") as f:
+                json.dump({"error": type(e).__name__}, f)
+            return
+    else:
+        with open(tests_file, "rb") as f:
+            source = f.read()
     try:
         tree = ast.parse(source, tests_file)
     except (SyntaxError, ValueError, RecursionError, MemoryError) as e:
@@ -126,7 +145,8 @@ def main():
 
     find_tests(tree.body, True)
     with open(out_file, "w", encoding="utf-8") as f:
-        json.dump({"tests": tests, "checks": checks, "print_only": print_only}, f)
+        json.dump({"tests": tests, "checks": checks, "print_only": print_only,
+                   "cells": cells}, f)
 
 
 main()

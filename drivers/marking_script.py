@@ -4,6 +4,9 @@ or assert"), written beside the submission as broadside_script.py.
 
 Usage: python3 broadside_script.py STUDENT_FILE WHEAT_FILE
 
+STUDENT_FILE may be a notebook (`.ipynb`): its code cells run as one script (`script_of` in
+broadside_notebook.py, written beside this file), with the interface's widgets stood in for.
+
 The student's file is run top to bottom as the notebook runs its cells, except that its
 definitions of the required functions (BROADSIDE_MARKING_FUNCTIONS) are left out: the
 implementation in WHEAT_FILE (a correct one, or a buggy one) stands in for them. Each
@@ -112,8 +115,19 @@ def run(student_file, namespace, node, name, line, call=None):
 
 def main():
     student_file, wheat_file = sys.argv[1], sys.argv[2]
-    with open(student_file, encoding="utf-8", errors="replace") as f:
-        source = f.read()
+    if student_file.lower().endswith(".ipynb"):
+        # A notebook: its code cells as one script, the interface's widgets stood in for.
+        import broadside_notebook
+        broadside_notebook.install_stubs()
+        try:
+            source, _ = broadside_notebook.script_of(student_file)
+        except (ValueError, OSError, AttributeError, TypeError) as e:
+            write({"collect_error": "{}: the notebook cannot be read".format(type(e).__name__),
+                   "file": os.path.basename(student_file)})
+            return
+    else:
+        with open(student_file, encoding="utf-8", errors="replace") as f:
+            source = f.read()
     with open(wheat_file, encoding="utf-8") as f:
         wheat = f.read()
     try:

@@ -1,7 +1,8 @@
 """broadside's probe of colab-6x6's optional stretch goals (handout 000, "Stretch goals
 (optional)"), written beside the submission as broadside_stretch.py.
 
-Usage: python3 broadside_stretch.py MODULE_FILE
+Usage: python3 broadside_stretch.py MODULE_FILE (a .py, or a notebook whose code cells run as
+"Restart and run all" runs them)
 
 Imports the student's module (what it prints is dropped), looks for each goal by the names a
 student would give it, and where one is found, plays four shots on the handout's fleet
@@ -52,17 +53,27 @@ def played(module):
 
 def main():
     file = sys.argv[1]
-    with open(file, encoding="utf-8", errors="replace") as f:
-        tree = ast.parse(f.read(), file)
+    notebook = None
+    if file.lower().endswith(".ipynb"):
+        # A notebook: its code cells (broadside_notebook.py, written beside this probe).
+        import broadside_notebook as notebook
+        source = notebook.script_of(file)[0]
+    else:
+        with open(file, encoding="utf-8", errors="replace") as f:
+            source = f.read()
+    tree = ast.parse(source, file)
     names = names_in(tree)
     functions = {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
-    spec = importlib.util.spec_from_file_location("battleship", file)
-    module = importlib.util.module_from_spec(spec)
     with contextlib.redirect_stdout(io.StringIO()):
-        try:
-            spec.loader.exec_module(module)
-        except BaseException:  # noqa: BLE001 - a cell that fails does not hide the goals
-            pass
+        if notebook is not None:
+            module = notebook.run_notebook(file, "battleship")[0]
+        else:
+            spec = importlib.util.spec_from_file_location("battleship", file)
+            module = importlib.util.module_from_spec(spec)
+            try:
+                spec.loader.exec_module(module)
+            except BaseException:  # noqa: BLE001 - a cell that fails does not hide the goals
+                pass
     goals = []
 
     acc = [n for n in matching(functions, ("accuracy", "percent", "hit_rate", "hitrate"))]

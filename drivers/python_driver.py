@@ -21,6 +21,10 @@ try:
     import broadside_find
 except ImportError:  # run from broadside's source tree: drivers/python_find.py beside it
     import python_find as broadside_find
+try:
+    import broadside_notebook
+except ImportError:  # run from broadside's source tree
+    import python_notebook as broadside_notebook
 
 # The seed of Python's `random` at every new game (reports must be reproducible).
 RANDOM_SEED = 1933
@@ -185,6 +189,10 @@ class Remote:
         reply = self.ask({"op": "load"})
         if not reply.get("ok"):
             self.error = self.student_error(reply)
+        notes = reply.get("notes")
+        # A notebook's account of its cells: the executor's claim, shown as a note only.
+        if isinstance(notes, list) and all(isinstance(n, str) for n in notes) and notes:
+            self.why = "; ".join([self.why] + notes)[:4000]
 
     def gradable(self, functions):
         """Refuses the submission at `hello` (a `setup` error: nothing of it can be graded)
@@ -575,6 +583,8 @@ class Executor:
         self.pid = os.getpid()
         self.module = None
         self.error = None
+        # What a notebook's run says of its cells (see broadside_notebook).
+        self.notes = []
         self.held = {}
         self.numbers = {}
 
@@ -617,7 +627,7 @@ class Executor:
             self.load()
             if self.error is not None:
                 raise self.error
-            return {"ok": True}
+            return {"ok": True, "notes": self.notes}
         if op == "defines":
             self.load()
             return {"ok": True, "value": [f for f in req["fns"]
@@ -784,8 +794,19 @@ class Executor:
     def load(self):
         if self.module is not None or self.error is not None:
             return
+        folder = os.path.dirname(os.path.abspath(self.file))
+        name = os.path.splitext(os.path.basename(self.file))[0]
+        broadside_notebook.install_stubs()
         try:
+            if broadside_notebook.is_notebook(self.file) or broadside_notebook.is_colab_export(self.file):
+                sys.path.insert(0, folder)
+                ran = broadside_notebook.load(self.file, name)
+                if ran is not None:  # a notebook, or Colab's export: its cells run one by one
+                    self.module, self.notes = ran
+                    return
             self.module = broadside_find.load(self.root, self.file, importlib.util, sys)
+        except broadside_notebook.NotNotebook as e:
+            self.error = StudentError("exception", str(e))
         except BaseException as e:  # SystemExit and KeyboardInterrupt too: the student's.
             missing = broadside_find.missing_package(e, self.root)
             self.error = StudentError(
@@ -841,7 +862,11 @@ def student_trace(e, file):
     frames = frames[-8:]
     lines = []
     for f in frames:
-        lines.append('  File "{}", line {}, in {}'.format(os.path.basename(f.filename), f.lineno, f.name))
+        cell = broadside_notebook.where(f.filename)
+        if cell is not None:  # a notebook's cell, as the student sees it
+            lines.append('  {}, line {}, in {}'.format(cell, f.lineno, f.name))
+        else:
+            lines.append('  File "{}", line {}, in {}'.format(os.path.basename(f.filename), f.lineno, f.name))
         if f.line:
             lines.append("    " + f.line.strip())
     return "\n".join(lines)

@@ -31,6 +31,10 @@ try:
     import broadside_find
 except ImportError:  # run from broadside's source tree: drivers/python_find.py beside it
     import python_find as broadside_find
+try:
+    import broadside_notebook
+except ImportError:  # run from broadside's source tree
+    import python_notebook as broadside_notebook
 
 
 def announce_reads():
@@ -224,8 +228,18 @@ def main():
     announce_reads()
     file = find(sys.argv[1])
     seed_the_dice(os.path.dirname(os.path.abspath(file)))
+    name = os.path.splitext(os.path.basename(file))[0]
+    broadside_notebook.install_stubs()
     try:
-        module = broadside_find.load(sys.argv[1], file, importlib.util, sys)
+        ran = None
+        if broadside_notebook.is_notebook(file) or broadside_notebook.is_colab_export(file):
+            sys.path.insert(0, os.path.dirname(os.path.abspath(file)))
+            ran = broadside_notebook.load(file, name)
+        if ran is not None:  # a notebook or Colab's export: its cells run one by one
+            module = ran[0]
+            sys.excepthook = broadside_notebook.excepthook
+        else:
+            module = broadside_find.load(sys.argv[1], file, importlib.util, sys)
     except ModuleNotFoundError as e:
         missing = broadside_find.missing_package(e, sys.argv[1])
         if missing:  # Python's trace of the student's frames, ending with the finding

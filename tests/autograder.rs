@@ -255,3 +255,48 @@ fn the_suites_python_packages_are_installed_by_setup_and_given_to_the_submission
     assert_eq!(results["score"].as_f64(), Some(5.0), "{results}");
     assert!(!scratch.path().join("no-cache").exists());
 }
+
+/// Runs the unpacked autograder on one uploaded file (`name` in `submission/`); its results.
+fn grade_upload(zip: &Path, file: &str, name: &str) -> serde_json::Value {
+    let root = tempfile::tempdir().unwrap();
+    let autograder = root.path().join("autograder");
+    unpack(zip, &autograder.join("source"));
+    std::fs::create_dir_all(autograder.join("submission")).unwrap();
+    std::fs::copy(file, autograder.join("submission").join(name)).unwrap();
+    let run = std::process::Command::new(autograder.join("source/run_autograder"))
+        .env("AUTOGRADER_ROOT", &autograder)
+        .output()
+        .unwrap();
+    let log = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(0), "{file}: {log}");
+    serde_json::from_str(&std::fs::read_to_string(autograder.join("results/results.json")).unwrap())
+        .unwrap()
+}
+
+/// colab-6x6's students "upload the completed notebook": an uploaded `.ipynb` grades as its
+/// `.py` twin does (issue 36), its cells run as "Restart and run all" runs them.
+#[test]
+fn an_uploaded_notebook_grades_as_its_py_twin() {
+    let scratch = tempfile::tempdir().unwrap();
+    let zip = build_zip(scratch.path());
+    let dir = "fixtures/submissions/colab-6x6";
+    for (notebook, twin, full) in [
+        ("notebook-correct", "correct", true),
+        ("notebook-remaining-sorted", "remaining-sorted", false),
+    ] {
+        let got = grade_upload(
+            &zip,
+            &format!("{dir}/{notebook}/Battleship.ipynb"),
+            "Battleship.ipynb",
+        );
+        let want = grade_upload(
+            &zip,
+            &format!("{dir}/{twin}/battleship.py"),
+            "battleship.py",
+        );
+        let score = got["score"].as_f64().unwrap();
+        assert_eq!(score, want["score"].as_f64().unwrap(), "{notebook}: {got}");
+        assert_eq!(score == 100.0, full, "{notebook}: {got}");
+        assert!(score > 0.0, "{notebook}: {got}");
+    }
+}

@@ -632,3 +632,92 @@ class TestPlacing:
         "{tests}"
     );
 }
+
+/// A Colab notebook's Step 9 cells are the student's tests (issue 36), as the same cells in
+/// Colab's `.py` export are: the same checks, the same chaffs caught; the sheet names each
+/// place by its cell, never by a line of a script the student never saw.
+#[test]
+fn a_notebooks_step_9_cells_are_its_tests_as_its_py_exports_are() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = Utf8PathBuf::from_path_buf(dir.path().to_path_buf()).unwrap();
+    for sample in ["notebook-remaining-sorted", "colab-export-remaining-sorted"] {
+        copy_dir(
+            &Utf8Path::new("fixtures/submissions/colab-6x6").join(sample),
+            &root.join("class").join(sample),
+        );
+    }
+    let out = root.join("out");
+    grade_marking("colab-6x6", &root.join("class"), &out);
+    let tests = |sample: &str| {
+        let sheet = json(&out.join(sample).join("marking.json"));
+        sheet["figures"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["id"] == "tests")
+            .unwrap()
+            .clone()
+    };
+    let (notebook, export) = (
+        tests("notebook-remaining-sorted"),
+        tests("colab-export-remaining-sorted"),
+    );
+    assert_ne!(notebook["state"], "missing", "{notebook}");
+    assert_eq!(
+        notebook["numbers"], export["numbers"],
+        "{notebook}\n{export}"
+    );
+    assert_eq!(notebook["numbers"]["tests"], 1.0, "{notebook}");
+    let lines = notebook["lines"].to_string();
+    assert!(
+        lines.contains("(cell 4, `def on_board(n, size):`, line 9;"),
+        "{lines}"
+    );
+    assert!(!lines.contains("reads source files"), "{lines}");
+}
+
+/// The stretch goals are found in a notebook's cells as in a `.py` (the probe runs the cells
+/// as "Restart and run all" does), and pycodestyle, which reads `.py` files only, says the
+/// notebook is the marker's to read rather than that there is no Python.
+#[test]
+fn a_notebooks_stretch_goals_are_found_in_its_cells() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = Utf8PathBuf::from_path_buf(dir.path().to_path_buf()).unwrap();
+    let source =
+        std::fs::read_to_string("fixtures/marking/colab-6x6/stretch-goals/battleship.py").unwrap();
+    let notebook = serde_json::json!({
+        "nbformat": 4, "nbformat_minor": 0, "metadata": {"colab": {"provenance": []}},
+        "cells": [
+            {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": 1,
+             "source": ["!pip install ipywidgets\n"]},
+            {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": 2,
+             "source": [source]},
+        ]
+    });
+    let sub = root.join("class/stretch-notebook");
+    std::fs::create_dir_all(&sub).unwrap();
+    std::fs::write(sub.join("Battleship.ipynb"), notebook.to_string()).unwrap();
+    let out = root.join("out");
+    grade_marking("colab-6x6", &root.join("class"), &out);
+    let sheet = json(&out.join("stretch-notebook/marking.json"));
+    let figure = |id: &str| {
+        sheet["figures"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["id"] == id)
+            .unwrap()
+            .clone()
+    };
+    let stretch = figure("stretch-goals");
+    assert_eq!(stretch["state"], "ok", "{stretch}");
+    assert_eq!(stretch["numbers"]["found"], 2.0, "{stretch}");
+    let style = figure("pycodestyle");
+    assert!(
+        style["summary"]
+            .as_str()
+            .unwrap()
+            .contains("Battleship.ipynb is a notebook"),
+        "{style}"
+    );
+}

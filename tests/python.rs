@@ -470,3 +470,149 @@ fn a_checking_function_that_changes_the_fleet_fails_its_checks() {
         d.actual
     );
 }
+
+/// The notebook fixture: magics in cells 1, 2 and 6 (an empty cell after 2, not counted), a
+/// scratch cell (3) calling `fire` before its definition, an `input()` cell (6), `has_won`
+/// (cell 8) dividing by zero, and a widget cell (9) with no ipywidgets installed.
+const NOTEBOOK: &str = "tests/fixtures/python/notebook/Battleship.ipynb";
+
+#[test]
+fn a_notebook_runs_its_code_cells_in_order_and_a_failing_cell_stops_nothing_after_it() {
+    use broadside::harness::target::Target;
+    for path in [NOTEBOOK, "tests/fixtures/python/notebook"] {
+        let mut t = target(path);
+        let results = run_all(&scenarios("colab-6x6"), &mut t);
+        // Every function but has_won came from cells after the failing ones.
+        let passed = results
+            .iter()
+            .filter(|r| r.status == Status::Passed)
+            .count();
+        assert!(passed >= 10, "{path}: only {passed} passed");
+        let notes = t.notes().join("\n");
+        for want in [
+            "Battleship.ipynb: a notebook, its 9 code cells run in order",
+            "skipped IPython magics and shell lines: cell 1 `%matplotlib inline`; cell 2 `%%capture`; cell 6 `!echo never`",
+            "cell 3, `print(fire(game, (1, 1)))",
+            "raised NameError: name 'fire' is not defined",
+            "cell 6, `answer = input(\"Shoot where? \")` raised EOFError",
+            "stand-ins that draw nothing",
+        ] {
+            assert!(notes.contains(want), "{path}: no {want:?} in {notes}");
+        }
+    }
+}
+
+#[test]
+fn a_notebook_traceback_quotes_the_cell_as_the_student_sees_it() {
+    let results = run("colab-6x6", NOTEBOOK);
+    let f = results
+        .iter()
+        .filter_map(|r| r.fault.as_ref())
+        .find(|f| f.message.contains("has_won"))
+        .expect("has_won's fault");
+    assert!(
+        f.message
+            .contains("cell 8, `def has_won(game):`, line 3, in has_won"),
+        "{}",
+        f.message
+    );
+    assert!(!f.message.contains("line 3, in <module>"), "{}", f.message);
+}
+
+#[test]
+fn colabs_py_export_grades_as_the_notebook_it_came_from() {
+    let dir = "fixtures/submissions/colab-6x6";
+    let scores = |path: &str| -> Vec<(String, f64)> {
+        run("colab-6x6", path)
+            .iter()
+            .map(|r| (r.path.clone(), r.score))
+            .collect()
+    };
+    let export = scores(&format!("{dir}/colab-export-remaining-sorted"));
+    assert_eq!(
+        export,
+        scores(&format!("{dir}/notebook-remaining-sorted/Battleship.ipynb"))
+    );
+    let total: f64 = export.iter().map(|(_, s)| s).sum();
+    assert!(total > 70.0, "the export scored {total}");
+}
+
+#[test]
+fn a_solo_notebook_grades_as_its_py_including_its_main() {
+    // solo-10x10's correct sample, pasted into a notebook's cells after a magic and a cell
+    // whose main() crash a TA would see; the whole-program scenarios call its main().
+    let source =
+        std::fs::read_to_string("fixtures/submissions/solo-10x10/correct/battleships.py").unwrap();
+    let notebook = serde_json::json!({
+        "nbformat": 4, "nbformat_minor": 5, "metadata": {},
+        "cells": [
+            {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": 1,
+             "source": ["%load_ext autoreload\n"]},
+            {"cell_type": "markdown", "metadata": {}, "source": ["# My battleships\n"]},
+            {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": 2,
+             "source": [source]},
+        ]
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("Battleships.ipynb");
+    std::fs::write(&path, notebook.to_string()).unwrap();
+    let total = |path: &str| -> (f64, f64) {
+        let all = run("solo-10x10", path);
+        (
+            all.iter().map(|r| r.score).sum(),
+            all.iter().map(|r| r.max_score).sum(),
+        )
+    };
+    let (got, max) = total(path.to_str().unwrap());
+    assert_eq!(got, max, "the notebook scored {got}/{max}");
+    assert_eq!(
+        (got, max),
+        total("fixtures/submissions/solo-10x10/correct/battleships.py")
+    );
+}
+
+#[test]
+fn a_notebook_that_is_not_json_is_said_as_such() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("Battleship.ipynb");
+    // Saved half-way: the JSON stops in the middle of a cell.
+    std::fs::write(
+        &path,
+        "{\n \"cells\": [\n  {\n   \"cell_type\": \"code\",\n   \"source\": [\"def fire(",
+    )
+    .unwrap();
+    let results = run("colab-6x6", path.to_str().unwrap());
+    let f = results[0].fault.as_ref().expect("a fault");
+    assert_eq!(f.kind, FaultKind::Exception);
+    assert!(
+        f.message
+            .contains("Battleship.ipynb is not a notebook Jupyter can open"),
+        "{}",
+        f.message
+    );
+}
+
+#[test]
+fn a_notebook_mains_crash_quotes_its_cell() {
+    // solo-10x10's correct functions in one cell, a main() that crashes in the next.
+    let source =
+        std::fs::read_to_string("fixtures/submissions/solo-10x10/correct/battleships.py").unwrap();
+    let notebook = serde_json::json!({
+        "nbformat": 4, "nbformat_minor": 5, "metadata": {},
+        "cells": [
+            {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": 1,
+             "source": [source]},
+            {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": 2,
+             "source": ["def main():\n", "    print('Welcome')\n", "    raise ValueError('boom')\n"]},
+        ]
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("Battleships.ipynb");
+    std::fs::write(&path, notebook.to_string()).unwrap();
+    let results = run("solo-10x10", path.to_str().unwrap());
+    let shown = format!("{results:?}");
+    assert!(
+        shown.contains("File \\\"Battleships.ipynb\\\", cell 2, `def main():`, line 3, in main"),
+        "{shown}"
+    );
+}

@@ -139,7 +139,15 @@ fn pdf_pages(path: &Path) -> Result<usize, String> {
 fn pycodestyle(spec: &FigureSpec, root: &Path, uid: u32) -> Result<Figure, String> {
     let files = files_of(spec, root);
     if files.is_empty() {
-        return Ok(spec.figure(FigureState::NotApplicable, "no Python file to check".into()));
+        // A notebook's style is the marker's to read: pycodestyle checks .py files.
+        let why = match find(root, "*.ipynb").first() {
+            Some(nb) => format!(
+                "{} is a notebook: pycodestyle checks .py files only, the marker reads its cells",
+                shown(folder_of(root), nb)
+            ),
+            None => "no Python file to check".into(),
+        };
+        return Ok(spec.figure(FigureState::NotApplicable, why));
     }
     let copy = Copy::new(root, uid, &[])?;
     let base = folder_of(root);
@@ -286,6 +294,12 @@ fn stretch_goals(spec: &FigureSpec, root: &Path, uid: u32) -> Result<Figure, Str
     let base = folder_of(root);
     let probe = copy.ws.work.join("broadside_stretch.py");
     std::fs::write(&probe, STRETCH).map_err(|e| format!("cannot write the probe: {e}"))?;
+    // A notebook's cells are run by the notebook runner beside the probe (issue 36).
+    std::fs::write(
+        copy.ws.work.join("broadside_notebook.py"),
+        crate::target::python::NOTEBOOK,
+    )
+    .map_err(|e| format!("cannot write the probe: {e}"))?;
     let args = vec![
         "-B".to_string(),
         copy.inside(&probe),

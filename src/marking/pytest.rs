@@ -25,6 +25,9 @@ const WHEAT_TIMEOUT: Duration = Duration::from_secs(60);
 /// The outline of the tests file (`drivers/marking_outline.py`).
 pub const OUTLINE: &str = include_str!("../../drivers/marking_outline.py");
 
+/// How a notebook's code cells become one script (`drivers/python_notebook.py`).
+use crate::target::python::NOTEBOOK;
+
 /// Most tests a run confirms by naming each on pytest's command line.
 const MOST_TESTS: usize = 5000;
 
@@ -126,6 +129,28 @@ struct Outline {
     print_only: Vec<u32>,
     #[serde(default)]
     error: Option<String>,
+    /// A notebook's code cells, where each starts in the script they were joined into:
+    /// (line, cell number as Jupyter counts code cells, the cell's first line).
+    #[serde(default)]
+    cells: Vec<(u32, u32, String)>,
+}
+
+impl Outline {
+    /// Where `line` of the outlined file is, as the student sees it: `file:line`, or for a
+    /// notebook `file, cell 14, `first line`, line 3` (issue 36: cells, not the lines of a
+    /// script the student never saw).
+    fn place(&self, shown_file: &str, line: u32) -> String {
+        match self.cells.iter().rev().find(|(start, _, _)| *start <= line) {
+            Some((start, number, first)) => {
+                let first: String = first.chars().take(40).collect();
+                format!(
+                    "{shown_file}, cell {number}, `{first}`, line {}",
+                    line - start + 1
+                )
+            }
+            None => format!("{shown_file}:{line}"),
+        }
+    }
 }
 
 /// A test function (or method) as written.
@@ -193,6 +218,7 @@ impl Bench<'_> {
         let tests_path = copy.ws.work.join(&self.rel);
         let dir = tests_path.parent().unwrap_or(&copy.ws.work).to_path_buf();
         write_public(&dir.join("broadside_outline.py"), OUTLINE)?;
+        write_public(&dir.join("broadside_notebook.py"), NOTEBOOK)?;
         let out = dir.join(".broadside-outline.json");
         let args = vec![
             "-B".into(),
@@ -242,6 +268,7 @@ impl Bench<'_> {
         write_public(&dir.join(&self.module_name), source)?;
         write_public(&dir.join("broadside_pytest.py"), PLUGIN)?;
         write_public(&dir.join("broadside_script.py"), SCRIPT)?;
+        write_public(&dir.join("broadside_notebook.py"), NOTEBOOK)?;
         write_public(&dir.join("broadside-pytest.ini"), "[pytest]\n")?;
         let module_file = dir.join(&self.module_name);
         let tests_file = tests_path
@@ -423,7 +450,7 @@ impl Outline {
                 }
                 continue;
             };
-            r.shown = format!("{shown_file}:{line}");
+            r.shown = self.place(shown_file, line);
             r.at = line;
             r.calls.retain(|c| mentions.contains(c));
             r.broke.retain(|b| mentions.contains(&b.function));
@@ -480,6 +507,20 @@ pub fn figure(
             })
             .collect();
         (script && mine.len() == 1).then(|| mine[0].clone())
+    });
+    // A notebook holding the Step 9 cells, when no .py does (issue 36): the one named as
+    // the module, else the only one.
+    let found = found.or_else(|| {
+        let notebooks = find(root, "*.ipynb");
+        let named = notebooks.iter().find(|p| {
+            p.file_stem()
+                .is_some_and(|s| s.to_string_lossy().eq_ignore_ascii_case(&tests.module))
+        });
+        match (script, named) {
+            (true, Some(p)) => Some(p.clone()),
+            (true, None) if notebooks.len() == 1 => Some(notebooks[0].clone()),
+            _ => None,
+        }
     });
     let Some(file) = found else {
         let mut f = spec.figure(
@@ -597,7 +638,7 @@ pub fn figure(
         }
         f.lines.extend(reads_the_implementation(root, &file, tests));
         if !outline.print_only.is_empty() {
-            f.lines.push(print_only_line(&outline.print_only));
+            f.lines.push(print_only_line(&outline));
         }
         f.numbers = BTreeMap::from([
             ("tests".to_string(), 0.0),
@@ -727,7 +768,7 @@ pub fn figure(
     f.lines.extend(notes);
     f.lines.extend(reads_the_implementation(root, &file, tests));
     if !outline.print_only.is_empty() {
-        f.lines.push(print_only_line(&outline.print_only));
+        f.lines.push(print_only_line(&outline));
     }
     Ok(f)
 }
@@ -838,6 +879,21 @@ fn reads_the_implementation(root: &Path, tests_file: &Path, tests: &TestsSpec) -
     let mut out = Vec::new();
     for file in files.iter().take(2_000) {
         let text = read_lossy(file);
+        // A notebook is read cell by cell, as the student sees it; the handout's supplied
+        // interface cell (Step 10: "already implemented. You do not need to write or modify
+        // it"), which reads `globals()`, is not the student's code.
+        let is_notebook = file
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("ipynb"));
+        let parts: Vec<(Option<usize>, String)> = if is_notebook {
+            notebook_cells(&text)
+                .into_iter()
+                .filter(|(_, source)| !source.contains("def play_battleship("))
+                .map(|(n, source)| (Some(n), source))
+                .collect()
+        } else {
+            vec![(None, text)]
+        };
         for (pattern, what) in [
             (&reads, "reads source files or broadside's own files"),
             (
@@ -845,17 +901,24 @@ fn reads_the_implementation(root: &Path, tests_file: &Path, tests: &TestsSpec) -
                 "ends its own process, changes how pytest reports, reaches into the process's other code, or builds or watches code at run time",
             ),
         ] {
-            let at: Vec<String> = text
-                .lines()
-                .enumerate()
-                .filter(|(_, l)| pattern.is_match(l))
-                .map(|(i, _)| (i + 1).to_string())
+            let at: Vec<String> = parts
+                .iter()
+                .flat_map(|(cell, text)| {
+                    text.lines()
+                        .enumerate()
+                        .filter(|(_, l)| pattern.is_match(l))
+                        .map(move |(i, _)| match cell {
+                            Some(n) => format!("cell {n} line {}", i + 1),
+                            None => (i + 1).to_string(),
+                        })
+                })
                 .take(6)
                 .collect();
             if !at.is_empty() {
                 out.push(format!(
-                    "{} {what} (line {}): the marker should check that its tests judge behaviour",
+                    "{} {what} ({}{}): the marker should check that its tests judge behaviour",
                     shown(root, file),
+                    if is_notebook { "" } else { "line " },
                     at.join(", ")
                 ));
             }
@@ -872,15 +935,53 @@ fn reads_the_implementation(root: &Path, tests_file: &Path, tests: &TestsSpec) -
     out
 }
 
+/// A notebook's code cells, numbered from 1 as Jupyter numbers them after "Restart and run
+/// all" (markdown and empty code cells not counted), with their source; empty when `text` is
+/// not a notebook.
+fn notebook_cells(text: &str) -> Vec<(usize, String)> {
+    let Ok(nb) = serde_json::from_str::<serde_json::Value>(text) else {
+        return Vec::new();
+    };
+    let cells = nb["cells"].as_array().cloned().unwrap_or_default();
+    cells
+        .iter()
+        .filter(|c| c["cell_type"] == "code")
+        .map(|c| match &c["source"] {
+            serde_json::Value::Array(lines) => {
+                lines.iter().filter_map(|l| l.as_str()).collect::<String>()
+            }
+            other => other.as_str().unwrap_or_default().to_string(),
+        })
+        // Jupyter runs no empty cell and numbers none (as drivers/python_notebook.py counts).
+        .filter(|source| !source.trim().is_empty())
+        .enumerate()
+        .map(|(i, source)| (i + 1, source))
+        .collect()
+}
+
 /// What the statements that print instead of assert are worth.
-fn print_only_line(lines: &[u32]) -> String {
-    let at: Vec<String> = lines.iter().take(8).map(|l| l.to_string()).collect();
+fn print_only_line(outline: &Outline) -> String {
+    let lines = &outline.print_only;
+    // A notebook's statements by their cell (`cell 14, `print(...)`, line 1`).
+    let at: Vec<String> = lines
+        .iter()
+        .take(8)
+        .map(|&l| match outline.cells.is_empty() {
+            true => l.to_string(),
+            false => outline.place("", l).trim_start_matches(", ").to_string(),
+        })
+        .collect();
     format!(
-        "{} statement{} call{} the functions and only print (line {}{}): they cannot fail, so they catch no bug; the marker reads their saved outputs",
+        "{} statement{} call{} the functions and only print ({}{}{}): they cannot fail, so they catch no bug; the marker reads their saved outputs",
         lines.len(),
         if lines.len() == 1 { "" } else { "s" },
         if lines.len() == 1 { "s" } else { "" },
-        at.join(", "),
+        if outline.cells.is_empty() {
+            "line "
+        } else {
+            ""
+        },
+        at.join(if outline.cells.is_empty() { ", " } else { "; " }),
         if lines.len() > 8 { ", …" } else { "" }
     )
 }

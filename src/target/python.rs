@@ -21,6 +21,10 @@ pub const MAIN_LAUNCHER: &str = include_str!("../../drivers/python_main.py");
 /// How both find the student's module (`broadside_find.py` beside them).
 pub const FINDER: &str = include_str!("../../drivers/python_find.py");
 
+/// How a notebook (`.ipynb`) or Colab's `.py` export is run as the module, cell by cell,
+/// inside the child (`broadside_notebook.py` beside the driver).
+pub const NOTEBOOK: &str = include_str!("../../drivers/python_notebook.py");
+
 /// The Python interpreter used; `BROADSIDE_PYTHON` overrides it.
 pub fn interpreter() -> String {
     std::env::var("BROADSIDE_PYTHON").unwrap_or_else(|_| "python3".to_string())
@@ -61,7 +65,8 @@ pub fn check_interpreter() -> Result<(), String> {
         .clone()
 }
 
-/// A target for the submission at `path` (a `.py` file, or a folder holding the module).
+/// A target for the submission at `path` (a `.py` file, a notebook `.ipynb`, or a folder
+/// holding either).
 ///
 /// Errors: the path does not exist or the submission cannot be copied
 /// ([`TargetError::Input`]); no Python runs, or the private folder cannot be made or the
@@ -96,10 +101,12 @@ pub fn target_with(
     let driver = ws.boxed.join("broadside_driver.py");
     let launcher = ws.boxed.join("broadside_main.py");
     let finder = ws.boxed.join("broadside_find.py");
+    let notebook = ws.boxed.join("broadside_notebook.py");
     for (file, text) in [
         (&driver, DRIVER),
         (&launcher, MAIN_LAUNCHER),
         (&finder, FINDER),
+        (&notebook, NOTEBOOK),
     ] {
         super::workspace::write_readable(file, text)
             .map_err(|e| TargetError::Grader(prepare(e)))?;

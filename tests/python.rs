@@ -583,7 +583,8 @@ fn a_notebook_that_is_not_json_is_said_as_such() {
     .unwrap();
     let results = run("colab-6x6", path.to_str().unwrap());
     let f = results[0].fault.as_ref().expect("a fault");
-    assert_eq!(f.kind, FaultKind::Exception);
+    // A module that does not import (issue 36 §2): the submission did not start.
+    assert_eq!(f.kind, FaultKind::Setup);
     assert!(
         f.message
             .contains("Battleship.ipynb is not a notebook Jupyter can open"),

@@ -37,8 +37,12 @@ fn the_wheel_installs_with_no_network_and_its_broadside_self_checks_a_sample() {
     let name = wheel[0].file_name().unwrap().to_string_lossy().into_owned();
     assert!(name.starts_with("broadside-"), "{name}");
 
+    // With the system's packages seen too, for the notebook kernel below (ipykernel and
+    // nbclient come from `.ci/run`); broadside itself only from the wheel.
     let venv = dir.path().join("venv");
-    run(Command::new("python3").arg("-m").arg("venv").arg(&venv));
+    run(Command::new("python3")
+        .args(["-m", "venv", "--system-site-packages"])
+        .arg(&venv));
     let bin = venv.join("bin");
     run(Command::new(bin.join("pip"))
         .args(["install", "--no-index", "--quiet"])
@@ -83,5 +87,60 @@ fn the_wheel_installs_with_no_network_and_its_broadside_self_checks_a_sample() {
     assert!(
         String::from_utf8_lossy(&out.stderr).contains("no-such-assignment"),
         "{out:?}"
+    );
+
+    notebook_self_check(&bin, dir.path());
+}
+
+/// In a real kernel (nbclient and ipykernel, headless), a notebook that defines buggy
+/// colab-6x6 functions and then calls `broadside.check("colab-6x6")` shows the report below
+/// that cell: as HTML (the score, the first failure with the handout's words and its board)
+/// and as plain text (issue 37 item 2).
+fn notebook_self_check(bin: &Path, dir: &Path) {
+    common::needs_notebook_kernel();
+    let sample = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/submissions/colab-6x6/has-won-inverted/battleship.py");
+    let code = std::fs::read_to_string(sample).unwrap();
+    let script = r#"
+import json, sys
+import nbclient, nbformat
+nb = nbformat.v4.new_notebook()
+nb.cells = [
+    nbformat.v4.new_code_cell("%pip --version"),
+    nbformat.v4.new_code_cell(open(sys.argv[1]).read()),
+    nbformat.v4.new_code_cell("import broadside\nbroadside.check('colab-6x6')"),
+]
+nbclient.NotebookClient(nb, kernel_name="python3", timeout=600).execute()
+print(json.dumps(nb.cells[-1].outputs))
+"#;
+    let code_file = dir.join("cell.py");
+    std::fs::write(&code_file, code).unwrap();
+    let out = run(Command::new(bin.join("python"))
+        .arg("-c")
+        .arg(script)
+        .arg(&code_file)
+        .current_dir(dir));
+    let outputs: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let shown = outputs
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|o| o["output_type"] == "execute_result")
+        .unwrap_or_else(|| panic!("no report below the cell: {outputs:#}"));
+    let html = shown["data"]["text/html"].as_str().unwrap();
+    let text = shown["data"]["text/plain"].as_str().unwrap();
+    for want in [
+        "broadside colab-6x6:",
+        "First failure",
+        "has_won",
+        "Step 8",
+        "<pre>",
+    ] {
+        assert!(html.contains(want), "{want:?} not in {html}");
+    }
+    assert!(!html.contains("85 / 85 points"), "{html}");
+    assert!(
+        text.contains("First failure") && text.contains("has_won"),
+        "{text}"
     );
 }

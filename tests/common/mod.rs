@@ -64,6 +64,18 @@ pub fn needs(program: &str, env: Option<&str>, install: &str) {
     );
 }
 
+/// nbclient and ipykernel, to run a notebook in a real kernel with no browser.
+pub fn needs_notebook_kernel() {
+    let runs = std::process::Command::new("python3")
+        .args(["-c", "import nbclient, nbformat, ipykernel"])
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(
+        runs,
+        "this test needs nbclient, nbformat and ipykernel for python3: python3 -m pip install nbclient nbformat ipykernel (.ci/run installs them)"
+    );
+}
+
 /// GHC, for `haskell:` targets.
 pub fn needs_ghc() {
     needs("ghc", Some("BROADSIDE_GHC"), "apt-get install ghc");

@@ -8,7 +8,7 @@ use std::process::ExitCode;
 
 mod cli;
 
-/// Exit codes, documented in `--help` and the README.
+/// Exit codes, documented in `--help` and the guide (docs/guide/commands.md).
 mod exit {
     /// Every scenario passed (or every input checked).
     pub const PASSED: u8 = 0;

@@ -3,7 +3,7 @@
 //! processes (target, dialogue), reads the file system for a command (load, suite), grades a
 //! class (grade, marking), fuzzes (fuzz), speaks the wire protocol (protocol) or parses the
 //! command line (cli). The harness reaches a submission only through the core's `Target`
-//! trait (README, "Layout").
+//! trait (docs/guide/development.md, "Layout").
 
 use std::path::{Path, PathBuf};
 

@@ -1,4 +1,4 @@
-//! The README's scenario example loads and passes, so the README stays in step with the tool.
+//! The guide's scenario example (docs/guide/scenarios.md) loads and passes, so the guide stays in step with the tool.
 
 use broadside::diag::Source;
 use broadside::report::Status;
@@ -6,13 +6,16 @@ use broadside::spec::SpecSet;
 
 #[test]
 fn readme_scenario_example_passes_on_the_reference() {
-    let readme = std::fs::read_to_string("README.md").unwrap();
+    let readme = std::fs::read_to_string("docs/guide/scenarios.md").unwrap();
     let start = readme
         .find("```toml\n")
         .expect("the README shows a TOML scenario")
         + "```toml\n".len();
     let end = start + readme[start..].find("```").unwrap();
-    let source = Source::new("README.md (scenario example)", &readme[start..end]);
+    let source = Source::new(
+        "docs/guide/scenarios.md (scenario example)",
+        &readme[start..end],
+    );
     let scenario = broadside::scenario::parse(&source, &SpecSet::builtin()).unwrap_or_else(|ds| {
         panic!(
             "{}",

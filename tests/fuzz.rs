@@ -51,6 +51,13 @@ fn replay(
 /// function; the rest as wrong answers or wrong state.
 fn expected_kinds(sample: &str) -> Vec<Kind> {
     let failed = |checks: &[&str]| checks.iter().map(|c| Kind::Failed(c.to_string())).collect();
+    // A notebook, or Colab's export of one, shows up as the `.py` sample it is the twin of.
+    if let Some(twin) = ["notebook-", "colab-export-"]
+        .iter()
+        .find_map(|p| sample.strip_prefix(p))
+    {
+        return expected_kinds(twin);
+    }
     match sample {
         // A value of the wrong type is a failed check; the scenario goes on.
         "fire-prints-instead-of-returning" | "fire-prints-hit" => failed(&["outcome"]),
@@ -65,7 +72,10 @@ fn expected_kinds(sample: &str) -> Vec<Kind> {
         "misnamed-has-won" | "camel-case-names" => vec![Kind::Error(FaultKind::Missing)],
         // Broken submissions: nothing can be called. A module that does not import is
         // refused at start (`setup`, issue 36).
-        "syntax-error" | "main-runs-at-import" => vec![Kind::Error(FaultKind::Setup)],
+        // So is one importing a package the course does not allow (numpy, issue 36 §2).
+        "syntax-error" | "main-runs-at-import" | "numpy-board" => {
+            vec![Kind::Error(FaultKind::Setup)]
+        }
         "game-as-tuple" => vec![Kind::Error(FaultKind::Type)],
         "hits-kept-as-count" => vec![Kind::Error(FaultKind::Exception)],
         "has-won-inverted" | "has-won-compares-fleet-size" | "all-sunk-compares-fleet-size" => {

@@ -1496,11 +1496,13 @@ impl Boats {
         )?;
         let centre = self.orient_square(centre, &before, &h.text);
         self.record(Act::Missile(centre), &h, talk, at);
-        let answer = if self.knows() {
-            Some(self.game.missile(centre))
-        } else {
-            None
-        };
+        self.missile_struck(talk, centre, h)
+    }
+
+    /// After a missile at `centre` the program answered `h` to: its square is fired on, the
+    /// belief game plays it, and the game's end is kept when it came.
+    fn missile_struck(&mut self, talk: &mut Talk, centre: RawCell, h: Heard) -> Result<(), Stop> {
+        let answer = self.knows().then(|| self.game.missile(centre));
         self.missile_cells = self.square(centre);
         for c in &self.missile_cells {
             self.fired.insert(*c);
@@ -1552,17 +1554,7 @@ impl Boats {
             }
             return Ok(());
         }
-        let answer = self.knows().then(|| self.game.missile(centre));
-        self.missile_cells = self.square(centre);
-        for c in &self.missile_cells {
-            self.fired.insert(*c);
-        }
-        let over = answer.is_some() && self.game.end().is_some();
-        if h.ended || over || self.game_over_said(&h.text) {
-            self.over = true;
-            return self.end(talk, h);
-        }
-        Ok(())
+        self.missile_struck(talk, centre, h)
     }
 
     /// The on-board cells of the 3×3 square around `centre`.

@@ -8,8 +8,10 @@
 use crate::diag::{Diagnostic, Source};
 use crate::report::HiddenResults;
 use crate::scenario::{Scenario, Visibility};
+use crate::spec::Rules;
 use camino::{Utf8Path, Utf8PathBuf};
 use serde::Deserialize;
+use std::sync::Arc;
 use toml::Spanned;
 
 /// The name of a suite's settings file; discovery never treats it as a scenario.
@@ -121,6 +123,9 @@ impl SuiteLimits {
 /// hidden_results = "status"      # students see a hidden scenario's pass/fail ("none": nothing)
 /// credit = "check"               # points shared among a scenario's checks ("scenario": all or nothing)
 /// python_packages = ["numpy"]    # third-party packages the course allows; broadside installs them
+/// [rubric]
+/// weights = { main = 3 }         # a part of the spec's rubric weighs this instead
+/// # off = true                   # no rubric: each scenario weighs its points
 /// [limits]
 /// timeout_secs = 2
 /// ```
@@ -142,8 +147,23 @@ pub struct Suite {
     /// and this list does not name is the student's finding. Empty: the standard library only.
     #[serde(default)]
     pub python_packages: Vec<Spanned<String>>,
+    /// How the suite's grade is shared among the handout's functions and rules (the
+    /// spec's `[rubric]`, [`crate::spec::rubric`]): other weights, or none at all.
+    #[serde(default)]
+    pub rubric: SuiteRubric,
     #[serde(default)]
     pub limits: SuiteLimits,
+}
+
+/// A suite's `[rubric]`: the spec's rubric with other weights, or turned off.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SuiteRubric {
+    /// No rubric: each scenario weighs its points, as a spec without one.
+    #[serde(default)]
+    pub off: bool,
+    /// A part's weight by its name (`main = 3`; 0 leaves the part ungraded).
+    pub weights: Option<Spanned<std::collections::BTreeMap<String, f64>>>,
 }
 
 /// A suite read from its folder, with the file it came from (for diagnostics).
@@ -258,6 +278,8 @@ impl LoadedSuite {
                 .iter()
                 .any(|d| d != &self.dir && d.starts_with(&self.dir) && p.starts_with(d))
         };
+        // One rules copy per rules the suite changes the rubric of, shared by its scenarios.
+        let mut rubrics = Rubrics::new();
         let raw_total: u32 = mine
             .iter()
             .filter(|(p, _)| own(p))
@@ -297,6 +319,11 @@ impl LoadedSuite {
             if let Some(c) = self.suite.credit {
                 s.credit = c;
             }
+            if let Some(d) = self.rubric_of(s, &mut rubrics)
+                && !out.iter().any(|o: &Diagnostic| o.message == d.message)
+            {
+                out.push(d);
+            }
             if let Some(t) = &self.suite.total_points
                 && raw_total > 0
             {
@@ -304,6 +331,45 @@ impl LoadedSuite {
             }
         }
         out
+    }
+}
+
+/// The rules a suite's `[rubric]` made, by the rules they were made from.
+type Rubrics = Vec<(Arc<Rules>, Arc<Rules>)>;
+
+impl LoadedSuite {
+    /// Gives `s` the suite's rubric (the spec's with the suite's weights, or none); an
+    /// error names the part the spec's rubric lacks, at the suite's `[rubric]`.
+    fn rubric_of(&self, s: &mut Scenario, made: &mut Rubrics) -> Option<Diagnostic> {
+        let r = &self.suite.rubric;
+        if !r.off && r.weights.is_none() {
+            return None;
+        }
+        if let Some((_, new)) = made.iter().find(|(old, _)| Arc::ptr_eq(old, &s.rules)) {
+            s.rules = new.clone();
+            return None;
+        }
+        let rubric = match (&s.rules.rubric, r.off) {
+            (_, true) | (None, _) => None,
+            (Some(spec), false) => match r.weights.as_ref().map(|w| spec.reweighted(w.get_ref())) {
+                None => Some(spec.clone()),
+                Some(Ok(w)) => Some(Arc::new(w)),
+                Some(Err(e)) => {
+                    let at = r.weights.as_ref().map(|w| w.span());
+                    return Some(
+                        Diagnostic::new(&self.source, at, format!("[rubric] weights: {e}"))
+                            .expected("`weights = { PART = WEIGHT }` with the spec's part names"),
+                    );
+                }
+            },
+        };
+        let new = Arc::new(Rules {
+            rubric,
+            ..(*s.rules).clone()
+        });
+        made.push((s.rules.clone(), new.clone()));
+        s.rules = new;
+        None
     }
 }
 

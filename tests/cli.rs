@@ -596,11 +596,11 @@ fn a_suite_can_keep_all_or_nothing_scenarios() {
         v["summary"]["points"].clone()
     };
     assert_eq!(points(&suite), 7.17);
-    assert_eq!(points(&format!("{suite}credit = \"scenario\"\n")), 5);
+    assert_eq!(points(&format!("credit = \"scenario\"\n{suite}")), 5);
     // A wrong value is refused with the file and what is accepted.
     std::fs::write(
         copy.join("suite.toml"),
-        format!("{suite}credit = \"rule\"\n"),
+        format!("credit = \"rule\"\n{suite}"),
     )
     .unwrap();
     let out = broadside()

@@ -205,7 +205,7 @@ pub(crate) fn run(args: RunArgs) -> Result<u8, Error> {
     let mut progress = RunProgress::new(played, color_for(std::io::stderr().is_terminal()));
     let (results, mut faults) =
         broadside::harness::run_submission(&loaded.scenarios, target.as_mut(), &mut progress);
-    let mut report = Report::new(target.name(), results);
+    let mut report = Report::graded(target.name(), &loaded.scenarios, results);
     report.notes = target.notes();
     report.notes.extend(broadside::harness::skipped_note(
         &loaded.scenarios,

@@ -161,7 +161,7 @@ fn grade_one(
     if aborted() {
         return None;
     }
-    let mut report = Report::new(name, results);
+    let mut report = Report::graded(name, plan.scenarios, results);
     // broadside's own side failed in a scenario: no grade, nothing written; retried with
     // --resume.
     if let Some(e) = report.not_graded() {

@@ -21,6 +21,7 @@ pub use compare::{
 
 use crate::engine::Game;
 use crate::fault::{Fault, FaultKind};
+use crate::report::rubric::Tally;
 use crate::report::{Divergence, Follows, ScenarioResult, Status};
 use crate::scenario::{Action, Check, Credit, Scenario};
 use crate::spec::{Given, StateKey};
@@ -72,24 +73,84 @@ struct Marks {
     /// checks passed nor the checks counted.
     unanswered: usize,
     divergences: Vec<Divergence>,
+    /// Each check's function and kind where nothing more precise is known (the `[checks]`
+    /// row of its kind), in the scenario's order: the checks a fault left unreached are
+    /// charged by it.
+    order: Vec<(Option<String>, String)>,
+    /// How many checks were judged (passed, failed or unanswered).
+    seen: usize,
+    /// The checks by rubric part (empty without a rubric).
+    tally: Tally,
+    rubric: Option<std::sync::Arc<crate::spec::rubric::Rubric>>,
 }
 
 impl Marks {
-    fn pass(&mut self) {
+    fn new(scenario: &Scenario) -> Marks {
+        let rules = &scenario.rules;
+        let mut order = Vec::new();
+        for step in &scenario.steps {
+            if step.expect.is_some() {
+                order.push((
+                    static_function(rules, &step.action),
+                    step.action.kind().into(),
+                ));
+            }
+            for c in &step.checks {
+                order.push((judged_state(rules, c.key).0, c.key.name().into()));
+            }
+        }
+        for c in &scenario.end {
+            order.push((judged_state(rules, c.key).0, c.key.name().into()));
+        }
+        Marks {
+            total: count_checks(scenario),
+            passed: 0,
+            unanswered: 0,
+            divergences: Vec::new(),
+            order,
+            seen: 0,
+            tally: Tally::default(),
+            rubric: rules.rubric.clone(),
+        }
+    }
+
+    /// Charges one check to the rubric's parts: those judging `function`, else the one
+    /// claiming checks of `kind`.
+    fn charge(&mut self, function: Option<&str>, kind: &str, passed: bool) {
+        if let Some(rubric) = &self.rubric {
+            let parts = if passed {
+                rubric.parts_credited(function, kind)
+            } else {
+                rubric.parts_of(function, kind)
+            };
+            self.tally.check(&parts, passed);
+        }
+    }
+
+    /// A check passed, decided by `function` (the driver's word, else its `[checks]` row).
+    fn pass(&mut self, function: Option<&str>, kind: &str) {
         self.passed += 1;
+        self.seen += 1;
+        self.charge(function, kind, true);
     }
 
     /// A check passed that no student code answered: it earns nothing (issue 36: a module
     /// that does not import, or a file left as `# TODO`, scored on the driver's answers).
     fn unanswered(&mut self) {
         self.unanswered += 1;
+        self.seen += 1;
     }
 
     /// Records a failed check, marked with how it stands to the earlier ones: the same
     /// check failing again (for an outcome, the same answer expected) is the same bug again;
     /// after an action answered otherwise than the reference, the target's game has departed
     /// and this may follow from it.
-    fn fail(&mut self, mut d: Divergence) {
+    /// `fault`: the message of a fault that stood for the answer (a value of the wrong
+    /// kind); the function it names is charged rather than the divergence's.
+    fn fail(&mut self, mut d: Divergence, kind: &str, fault: Option<&str>) {
+        self.seen += 1;
+        let named = fault.and_then(crate::report::causes::faulting_function);
+        self.charge(named.or(d.function.as_deref()), kind, false);
         if !self.divergences.is_empty() {
             let again = self.divergences.iter().find(|e| {
                 e.check == d.check
@@ -120,7 +181,19 @@ impl Marks {
 
     /// The result: passed when every check passed, else failed with its first divergence
     /// in full and the later ones after it, credited with the share passed.
-    fn finish(self, mut result: ScenarioResult) -> ScenarioResult {
+    fn finish(mut self, mut result: ScenarioResult) -> ScenarioResult {
+        // The checks a fault left unreached fail, charged to the function the fault names
+        // (`hit` raised, `is_sunk` is not defined): the bug is that function's, not the
+        // others' the scenario would have judged; else each by its kind's row.
+        let at_fault = result
+            .fault
+            .as_ref()
+            .and_then(|f| crate::report::causes::faulting_function(&f.message))
+            .map(String::from);
+        for (function, kind) in std::mem::take(&mut self.order).iter().skip(self.seen) {
+            self.charge(at_fault.as_deref().or(function.as_deref()), kind, false);
+        }
+        result.judged = std::mem::take(&mut self.tally).into_rows();
         let total = self.total - self.unanswered;
         result.checks = total;
         result.checks_passed = self.passed;
@@ -276,6 +349,21 @@ fn judged_action(
     }
 }
 
+/// The student function an action's check judges where no answer says more: a query's or
+/// probe's functions, the random layout's, else its kind's `[checks]` row.
+fn static_function(rules: &crate::spec::Rules, action: &Action) -> Option<String> {
+    match action {
+        Action::Query { name, .. } => rules.query(name).map(|q| q.function.clone()),
+        Action::Probe { name } => rules
+            .probes
+            .iter()
+            .find(|p| &p.name == name)
+            .map(|p| p.functions.join(", ")),
+        Action::RandomLayouts { .. } => rules.random_layout.clone(),
+        _ => rules.check_rule(action.kind()).map(|r| r.function.clone()),
+    }
+}
+
 /// The student function a state check judges and its clause (`[checks.KEY]`).
 fn judged_state(rules: &crate::spec::Rules, key: StateKey) -> (Option<String>, Option<String>) {
     let row = rules.check_rule(key.name());
@@ -288,12 +376,7 @@ fn judged_state(rules: &crate::spec::Rules, key: StateKey) -> (Option<String>, O
 fn play_steps(scenario: &Scenario, target: &mut dyn Target) -> ScenarioResult {
     let rules = &scenario.rules;
     let mut result = ScenarioResult::new(scenario);
-    let mut marks = Marks {
-        total: count_checks(scenario),
-        passed: 0,
-        unanswered: 0,
-        divergences: Vec::new(),
-    };
+    let mut marks = Marks::new(scenario);
     // The reference plays alongside to draw the board at a divergence.
     let mut shadow = match reference::Reference::start(rules, &scenario.setup) {
         Ok(g) => g,
@@ -381,15 +464,23 @@ fn play_steps(scenario: &Scenario, target: &mut dyn Target) -> ScenarioResult {
                     "",
                 )),
             };
+            let kind = step.action.kind();
             match d {
                 None if unanswered.iter().any(|c| c == "outcome") => marks.unanswered(),
-                None => marks.pass(),
-                Some(d) => marks.fail(Divergence {
-                    function,
-                    clause,
-                    given,
-                    ..d
-                }),
+                None => {
+                    let decided = by.clone().or_else(|| static_function(rules, &step.action));
+                    marks.pass(decided.as_deref(), kind)
+                }
+                Some(d) => marks.fail(
+                    Divergence {
+                        function,
+                        clause,
+                        given,
+                        ..d
+                    },
+                    kind,
+                    answer.as_ref().err().map(|f| f.message.as_str()),
+                ),
             }
         }
         if step.checks.is_empty() {
@@ -406,7 +497,7 @@ fn play_steps(scenario: &Scenario, target: &mut dyn Target) -> ScenarioResult {
             Err(stop) => return marks.finish(stop.finish(result)),
         };
         let failed: Vec<(&Check, String)> = match &state {
-            Ok((state, unanswered)) => judge(&step.checks, state, unanswered, &mut marks)
+            Ok((state, unanswered)) => judge(rules, &step.checks, state, unanswered, &mut marks)
                 .into_iter()
                 .map(|(c, o)| (c, describe_observed(o, rules)))
                 .collect(),
@@ -415,18 +506,22 @@ fn play_steps(scenario: &Scenario, target: &mut dyn Target) -> ScenarioResult {
         for (check, actual) in failed {
             let (function, clause) = judged_state(rules, check.key);
             let shown = if state.is_ok() { output.as_str() } else { "" };
-            marks.fail(Divergence {
-                line: check.line,
-                function,
-                clause,
-                given: handing.hands(check.key.name()),
-                ..divergence(
-                    check.key.name().to_string(),
-                    describe_expected(&check.expected, rules),
-                    actual,
-                    shown,
-                )
-            });
+            marks.fail(
+                Divergence {
+                    line: check.line,
+                    function,
+                    clause,
+                    given: handing.hands(check.key.name()),
+                    ..divergence(
+                        check.key.name().to_string(),
+                        describe_expected(&check.expected, rules),
+                        actual,
+                        shown,
+                    )
+                },
+                check.key.name(),
+                state.as_ref().err().map(|f| f.message.as_str()),
+            );
         }
     }
     if !scenario.end.is_empty() {
@@ -439,22 +534,26 @@ fn play_steps(scenario: &Scenario, target: &mut dyn Target) -> ScenarioResult {
             Ok(_) => return marks.finish(Stop::protocol(None).finish(result)),
             Err(Stop::Faulted(f, _)) => return marks.finish(result.errored_at_end(f)),
         };
-        for (check, observed) in judge(&scenario.end, &state.0, &state.1, &mut marks) {
+        for (check, observed) in judge(rules, &scenario.end, &state.0, &state.1, &mut marks) {
             let (function, clause) = judged_state(rules, check.key);
-            marks.fail(Divergence {
-                step: None,
-                line: check.line,
-                action: "end of scenario".into(),
-                check: check.key.name().to_string(),
-                expected: describe_expected(&check.expected, rules),
-                actual: describe_observed(observed, rules),
-                board: shadow.render(true),
-                legend: Some(legend.clone()),
-                function,
-                clause,
-                given: handing.hands(check.key.name()),
-                ..Divergence::default()
-            });
+            marks.fail(
+                Divergence {
+                    step: None,
+                    line: check.line,
+                    action: "end of scenario".into(),
+                    check: check.key.name().to_string(),
+                    expected: describe_expected(&check.expected, rules),
+                    actual: describe_observed(observed, rules),
+                    board: shadow.render(true),
+                    legend: Some(legend.clone()),
+                    function,
+                    clause,
+                    given: handing.hands(check.key.name()),
+                    ..Divergence::default()
+                },
+                check.key.name(),
+                None,
+            );
         }
     }
     marks.finish(result)
@@ -464,6 +563,7 @@ fn play_steps(scenario: &Scenario, target: &mut dyn Target) -> ScenarioResult {
 /// (`unanswered`: they earn nothing); returns the others with the value observed. A key the
 /// target does not observe fails nothing and earns nothing.
 fn judge<'a>(
+    rules: &crate::spec::Rules,
     checks: &'a [Check],
     state: &'a BTreeMap<StateKey, target::Observed>,
     unanswered: &[String],
@@ -473,7 +573,10 @@ fn judge<'a>(
     for c in checks {
         match state.get(&c.key) {
             Some(o) if !matches_state(&c.expected, o) => failed.push((c, o)),
-            Some(_) if !unanswered.iter().any(|k| k == c.key.name()) => marks.pass(),
+            Some(_) if !unanswered.iter().any(|k| k == c.key.name()) => {
+                let function = judged_state(rules, c.key).0;
+                marks.pass(function.as_deref(), c.key.name())
+            }
             _ => marks.unanswered(),
         }
     }

@@ -116,6 +116,10 @@ pub(super) fn student_output(report: &Report, student: &Report) -> String {
         s.max_points,
         scaled(s)
     );
+    let table = super::rubric::table(&student.rubric);
+    if !table.is_empty() {
+        output.push_str(&format!("\n{table}"));
+    }
     // Nothing could be graded (the module does not import): that, before anything else.
     if let Some(why) = &report.summary.not_gradable {
         output.push_str(&format!(

@@ -12,6 +12,7 @@ mod junit;
 pub mod marking;
 mod model;
 mod prairielearn;
+pub mod rubric;
 mod text;
 mod view;
 

@@ -40,6 +40,10 @@ pub struct Report {
     /// scheme, the automatic criteria marked, the marker's with their figures).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub marking: Option<super::marking::Sheet>,
+    /// The score per handout function or group of rules, by the rubric of the spec (or of
+    /// `suite.toml`); absent when no scenario played has one.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rubric: Vec<super::rubric::PartScore>,
 }
 
 /// Counts over the scenarios of a report.
@@ -150,11 +154,14 @@ pub struct ScenarioResult {
     #[serde(serialize_with = "points4")]
     pub points: f64,
     pub max_points: u32,
-    /// What the scenario earned in the grade (`max_score` when it passed, else 0), rounded
-    /// to 4 decimals.
+    /// What the scenario earned in the grade (`max_score` when it passed, else the share
+    /// of its checks passed; by the rubric, each check weighs its part's share), rounded to
+    /// 4 decimals.
     #[serde(serialize_with = "rounded4")]
     pub score: f64,
-    /// `points` scaled by the suite's `total_points`, rounded to 4 decimals.
+    /// What the scenario is worth in the grade, rounded to 4 decimals: `points` scaled by
+    /// the suite's `total_points`; with a rubric, the shares of the parts its checks judge
+    /// (the suite's total is unchanged).
     #[serde(serialize_with = "rounded4")]
     pub max_score: f64,
     pub visibility: Visibility,
@@ -174,6 +181,10 @@ pub struct ScenarioResult {
     pub checks: usize,
     #[serde(default, skip_serializing_if = "is_zero")]
     pub checks_passed: usize,
+    /// A step scenario's checks by rubric part, as the harness judged them (empty without
+    /// a rubric); [`super::rubric::apply`] shares the grade by them.
+    #[serde(skip)]
+    pub judged: Vec<super::rubric::Judged>,
     /// The divergences after the first (`divergence`), in order, each marked with how it
     /// follows from the earlier ones.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -364,6 +375,7 @@ impl ScenarioResult {
             fault: None,
             checks: 0,
             checks_passed: 0,
+            judged: Vec::new(),
             later: Vec::new(),
             rules: Vec::new(),
             conventions: Vec::new(),
@@ -459,6 +471,21 @@ impl Report {
             scenarios_digest: None,
             folder: None,
             marking: None,
+            rubric: Vec::new(),
+        }
+    }
+
+    /// A report over `results`, the results of `scenarios`, with the grade shared by the
+    /// scenarios' rubric ([`super::rubric::apply`]).
+    pub fn graded(
+        target: String,
+        scenarios: &[crate::scenario::Scenario],
+        mut results: Vec<ScenarioResult>,
+    ) -> Report {
+        let rubric = super::rubric::apply(scenarios, &mut results);
+        Report {
+            rubric,
+            ..Report::new(target, results)
         }
     }
 

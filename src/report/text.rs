@@ -69,6 +69,10 @@ pub fn to_text(report: &Report, color: bool) -> String {
                 .unwrap_or_default()
         );
     }
+    let table = super::rubric::table(&report.rubric);
+    if !table.is_empty() {
+        let _ = write!(out, "\n{table}");
+    }
     let s = &report.summary;
     let noun = if s.scenarios == 1 {
         "scenario"

@@ -27,6 +27,8 @@ pub enum Table {
     Decision,
     /// `[modes.…]`.
     Modes,
+    /// `[rubric]`.
+    Rubric,
 }
 
 impl Table {
@@ -49,6 +51,7 @@ impl Table {
             Table::Check(kind) => vec![format!("checks.{kind}"), "checks".into()],
             Table::Decision => one("decision"),
             Table::Modes => one("modes"),
+            Table::Rubric => one("rubric"),
         }
     }
 }

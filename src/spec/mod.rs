@@ -3,6 +3,7 @@
 
 mod error;
 mod registry;
+pub mod rubric;
 mod rules;
 mod schema;
 

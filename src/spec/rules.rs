@@ -333,6 +333,10 @@ pub struct Rules {
     pub decisions: Vec<Decision>,
     /// What each kind of check judges (`[checks]`), by kind.
     pub checks: Vec<CheckRule>,
+    /// How the marks are shared among the handout's functions and rules (`[rubric]`), one
+    /// for every mode of the spec (a suite's weights make another).
+    #[serde(skip)]
+    pub rubric: Option<Arc<super::rubric::Rubric>>,
 }
 
 /// What a cell question means, so the reference can answer it.
@@ -530,7 +534,14 @@ impl Spec {
     /// table it is about.
     pub fn from_raw(raw: RawSpec) -> Result<Spec, SpecError> {
         let mut modes = BTreeMap::new();
-        let base = build_rules(&raw, &raw.mode, &raw.board, &raw.fleet, raw.powers.as_ref())?;
+        let rubric = raw
+            .rubric
+            .as_ref()
+            .map(|r| super::rubric::Rubric::from_raw(r).map(Arc::new))
+            .transpose()
+            .map_err(|e| SpecError::new(Table::Rubric, e))?;
+        let mut base = build_rules(&raw, &raw.mode, &raw.board, &raw.fleet, raw.powers.as_ref())?;
+        base.rubric = rubric.clone();
         modes.insert(raw.mode.clone(), Arc::new(base));
         for (name, m) in &raw.modes {
             if *name == raw.mode {
@@ -539,13 +550,14 @@ impl Spec {
                     format!("mode `{name}` repeats the default mode"),
                 ));
             }
-            let rules = build_rules(
+            let mut rules = build_rules(
                 &raw,
                 name,
                 m.board.as_ref().unwrap_or(&raw.board),
                 m.fleet.as_ref().unwrap_or(&raw.fleet),
                 m.powers.as_ref().or(raw.powers.as_ref()),
             )?;
+            rules.rubric = rubric.clone();
             modes.insert(name.clone(), Arc::new(rules));
         }
         Ok(Spec {
@@ -660,6 +672,7 @@ fn build_rules(
             })
             .collect(),
         checks,
+        rubric: None,
     })
 }
 

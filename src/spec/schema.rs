@@ -69,6 +69,10 @@ pub struct RawSpec {
     pub checks: BTreeMap<String, RawCheckRule>,
     #[serde(rename = "decision", default)]
     pub decisions: Vec<RawDecision>,
+    /// How the suite's marks are shared among the handout's functions and rules
+    /// ([`super::rubric`]); without one, each scenario weighs its points.
+    #[serde(default)]
+    pub rubric: Option<super::rubric::RawRubric>,
 }
 
 /// One row of the `[checks]` table.

@@ -8,7 +8,9 @@ use camino::Utf8PathBuf;
 use std::io::Write;
 
 /// `broadside check PATHS --spec FILE...`: every input loaded and checked, each problem
-/// printed with its file:line:col.
+/// printed with its file:line:col; then every step scenario played on the reference, each
+/// expectation the reference does not meet refused as the author's mistake at its place
+/// (`broadside::harness::authoring`; dialogue scenarios are checked for their shape only).
 pub(crate) fn check(paths: &[Utf8PathBuf], specs: &[Utf8PathBuf]) -> Result<u8, Error> {
     let specs_given = specs.len();
     let specs = specs_or_diagnostics(specs)?;
@@ -16,6 +18,14 @@ pub(crate) fn check(paths: &[Utf8PathBuf], specs: &[Utf8PathBuf]) -> Result<u8, 
     let (loaded, suites) = load::load_suites(paths, &specs);
     if !loaded.errors.is_empty() {
         return Err(Error::Diagnostics(loaded.errors));
+    }
+    let mistakes: Vec<_> = loaded
+        .scenarios
+        .iter()
+        .flat_map(broadside::harness::authoring::check)
+        .collect();
+    if !mistakes.is_empty() {
+        return Err(Error::Diagnostics(mistakes));
     }
     if loaded.files == 0 && suites.0.is_empty() {
         return Err(Error::Input(format!(

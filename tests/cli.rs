@@ -131,6 +131,19 @@ fn check_refuses_an_expectation_the_reference_fails_at_its_line_and_column() {
     ] {
         assert!(err.contains(&want), "{want}\nnot in\n{err}");
     }
+    // Beside a file that does not load, it is still played: every problem is told at once.
+    let broken = dir.path().join("broken.toml");
+    std::fs::write(&broken, "assignment = \"no-such-assignment\"\n").unwrap();
+    let out = broadside().arg("check").arg(dir.path()).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("broken.toml:1:14: unknown assignment")
+            && err.contains(&format!("{shown}:23:10: the reference answers sunk"))
+            && err.contains("3 problems found"),
+        "{err}"
+    );
+    std::fs::remove_file(&broken).unwrap();
     // `run` on the reference fails the same file: the check above is what keeps it from
     // being charged to a student.
     broadside()

@@ -15,17 +15,16 @@ pub(crate) fn check(paths: &[Utf8PathBuf], specs: &[Utf8PathBuf]) -> Result<u8, 
     let specs_given = specs.len();
     let specs = specs_or_diagnostics(specs)?;
     let extra = specs_given;
-    let (loaded, suites) = load::load_suites(paths, &specs);
-    if !loaded.errors.is_empty() {
-        return Err(Error::Diagnostics(loaded.errors));
-    }
-    let mistakes: Vec<_> = loaded
+    let (mut loaded, suites) = load::load_suites(paths, &specs);
+    // The scenarios that loaded are played even beside files that did not, so every
+    // problem is told at once.
+    let mistakes = loaded
         .scenarios
         .iter()
-        .flat_map(broadside::harness::authoring::check)
-        .collect();
-    if !mistakes.is_empty() {
-        return Err(Error::Diagnostics(mistakes));
+        .flat_map(broadside::harness::authoring::check);
+    loaded.errors.extend(mistakes);
+    if !loaded.errors.is_empty() {
+        return Err(Error::Diagnostics(loaded.errors));
     }
     if loaded.files == 0 && suites.0.is_empty() {
         return Err(Error::Input(format!(

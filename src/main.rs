@@ -173,9 +173,14 @@ enum Command {
         #[arg(long)]
         raw: bool,
     },
-    /// Validate specs and scenarios without running a target.
+    /// Validate specs and scenarios, and play each step scenario on the reference.
+    ///
+    /// Every file is loaded and checked against its spec; then every step scenario is played
+    /// on the reference engine (in process, no target), and an expectation the reference does
+    /// not meet is refused at its file:line:col, as the author's mistake. Dialogue scenarios
+    /// are checked for their shape only.
     #[command(
-        after_help = "Examples:\n  broadside check specs fixtures/scenarios\n  broadside check my-scenario.toml --spec my-7x7.toml\n\nExit codes: 0 all valid, 2 some input is wrong."
+        after_help = "Examples:\n  broadside check specs fixtures/scenarios\n  broadside check my-scenario.toml --spec my-7x7.toml\n\nExit codes: 0 all valid, 2 some input is wrong (an expectation the reference does not meet among them)."
     )]
     Check {
         /// Spec or scenario files, or folders of them.

@@ -75,6 +75,82 @@ fn check_passes_the_specs_and_published_scenarios() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(String::from_utf8_lossy(&out.stdout).contains("5 specs"));
+    // The example grading repository's suites too: every step scenario is played on the
+    // reference, and it meets every expectation.
+    let out = broadside()
+        .args(["check", "examples/grading-repo/suites"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("6 scenarios"));
+}
+
+/// Issue 37, "authoring mistakes are the author's": a wrong expectation used to pass `check`
+/// and was then charged to every student's function. `check` plays the scenario on the
+/// reference and refuses it at the expectation, naming both answers.
+#[test]
+fn check_refuses_an_expectation_the_reference_fails_at_its_line_and_column() {
+    let dir = tempfile::tempdir().unwrap();
+    let good =
+        std::fs::read_to_string("fixtures/scenarios/colab-6x6/01-handout-example.toml").unwrap();
+    let file = dir.path().join("wrong.toml");
+    std::fs::write(&file, &good).unwrap();
+    let ok = broadside().arg("check").arg(&file).output().unwrap();
+    assert_eq!(ok.status.code(), Some(0), "{ok:?}");
+    // Line 19 `state = { shots = 1 }`, line 23 the sinking: both written wrong.
+    let wrong = good
+        .replace("state = { shots = 1 }", "state = { shots = 2 }")
+        .replace(
+            "expect = { outcome = \"sunk\", ship = \"Submarine\" }",
+            "expect = \"hit\"",
+        );
+    assert_ne!(wrong, good);
+    std::fs::write(&file, &wrong).unwrap();
+    let out = broadside().arg("check").arg(&file).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        out.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let shown = file.to_str().unwrap();
+    for want in [
+        format!(
+            "{shown}:19:19: after step 2 (fire B2), the reference has shots = 1; the scenario expects 2"
+        ),
+        format!(
+            "{shown}:23:10: the reference answers sunk (ship: Submarine) here; the scenario expects hit"
+        ),
+        "2 problems found".to_string(),
+    ] {
+        assert!(err.contains(&want), "{want}\nnot in\n{err}");
+    }
+    // Beside a file that does not load, it is still played: every problem is told at once.
+    let broken = dir.path().join("broken.toml");
+    std::fs::write(&broken, "assignment = \"no-such-assignment\"\n").unwrap();
+    let out = broadside().arg("check").arg(dir.path()).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("broken.toml:1:14: unknown assignment")
+            && err.contains(&format!("{shown}:23:10: the reference answers sunk"))
+            && err.contains("3 problems found"),
+        "{err}"
+    );
+    std::fs::remove_file(&broken).unwrap();
+    // `run` on the reference fails the same file: the check above is what keeps it from
+    // being charged to a student.
+    broadside()
+        .args(["run", "--target", "reference"])
+        .arg(&file)
+        .assert()
+        .code(1);
 }
 
 #[test]

@@ -694,7 +694,7 @@ fn a_counterexample_found_by_one_of_several_workers_replays_from_its_own_seed() 
 #[test]
 fn a_case_built_in_memory_is_the_scenario_its_file_loads_to() {
     // The fuzz loop plays cases built in memory; a counterexample is written and loaded. The
-    // two must be one scenario (lines, title and source aside), or a divergence found would
+    // two must be one scenario (lines, spans, title and source aside), or a divergence found would
     // not replay, or one would be missed.
     use proptest::strategy::{Strategy, ValueTree};
     use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
@@ -703,13 +703,16 @@ fn a_case_built_in_memory_is_the_scenario_its_file_loads_to() {
         let mut steps = s.steps.clone();
         for st in &mut steps {
             st.line = 0;
+            st.expect_span = None;
             for c in &mut st.checks {
                 c.line = 0;
+                c.span = None;
             }
         }
         let mut end = s.end.clone();
         for c in &mut end {
             c.line = 0;
+            c.span = None;
         }
         format!(
             "{:?}\n{:?}\n{:?}\n{}",

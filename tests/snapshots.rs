@@ -98,6 +98,32 @@ fn broken_scenarios_name_file_line_col_and_what_was_expected() {
     });
 }
 
+/// `broadside check`'s refusal of a scenario the reference fails (issue 37: authoring
+/// mistakes are the author's): each deliberately wrong scenario loads, and every expectation
+/// the reference does not meet is an error at its file:line:col naming both answers.
+#[test]
+fn scenarios_the_reference_fails_are_refused_at_the_wrong_expectation() {
+    insta::glob!("fixtures/failing/*.toml", |path| {
+        let name = path.file_name().unwrap().to_str().unwrap();
+        let shown = format!("tests/fixtures/failing/{name}");
+        let text = std::fs::read_to_string(path).unwrap();
+        let scenario = broadside::scenario::parse(&Source::new(&shown, text), &SpecSet::builtin())
+            .expect("a deliberately wrong scenario still loads");
+        let errors = broadside::harness::authoring::check(&scenario);
+        assert!(!errors.is_empty(), "{name}: the reference fails it");
+        assert!(
+            errors
+                .iter()
+                .all(|d| d.to_string().starts_with(&format!("{shown}:"))
+                    && d.to_string().contains("the reference")
+                    && d.to_string().contains("the scenario expects")),
+            "{errors:?}"
+        );
+        let rendered: Vec<String> = errors.iter().map(|d| d.render(false)).collect();
+        insta::assert_snapshot!(rendered.join("\n"));
+    });
+}
+
 /// Three dialogue results as a real run gave them (a `print` that tells no boat apart; a
 /// program that opens a window; the first one again, hidden): the text view leads with the
 /// cause and then the marking sheet, the Gradescope view shows the same to students except

@@ -8,12 +8,21 @@ use camino::Utf8PathBuf;
 use std::io::Write;
 
 /// `broadside check PATHS --spec FILE...`: every input loaded and checked, each problem
-/// printed with its file:line:col.
+/// printed with its file:line:col; then every step scenario played on the reference, each
+/// expectation the reference does not meet refused as the author's mistake at its place
+/// (`broadside::harness::authoring`; dialogue scenarios are checked for their shape only).
 pub(crate) fn check(paths: &[Utf8PathBuf], specs: &[Utf8PathBuf]) -> Result<u8, Error> {
     let specs_given = specs.len();
     let specs = specs_or_diagnostics(specs)?;
     let extra = specs_given;
-    let (loaded, suites) = load::load_suites(paths, &specs);
+    let (mut loaded, suites) = load::load_suites(paths, &specs);
+    // The scenarios that loaded are played even beside files that did not, so every
+    // problem is told at once.
+    let mistakes = loaded
+        .scenarios
+        .iter()
+        .flat_map(broadside::harness::authoring::check);
+    loaded.errors.extend(mistakes);
     if !loaded.errors.is_empty() {
         return Err(Error::Diagnostics(loaded.errors));
     }

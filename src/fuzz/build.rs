@@ -112,6 +112,7 @@ pub fn scenario(plan: &Plan, rules: &Arc<Rules>) -> Option<Scenario> {
                 line: 0,
                 action: s.action.clone(),
                 expect: Some(w.expected(s)),
+                expect_span: None,
                 note: None,
                 checks: w.checks(&s.state, s.off_board, &mut decision),
             }
@@ -569,6 +570,7 @@ impl Writer<'_> {
                 key: *k,
                 expected,
                 line: 0,
+                span: None,
             });
         }
         // The loader reads a `state` table's keys in their declaration order.

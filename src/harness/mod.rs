@@ -9,7 +9,11 @@
 //! full (expected vs actual, what the student's code printed during that step, the board as
 //! the reference plays it, ships shown) and the later ones after it, each marked as the same
 //! bug again or a consequence of an earlier action answered otherwise.
+//!
+//! [`authoring`] plays a scenario on the reference alone, for `broadside check`: an
+//! expectation the reference does not meet is the author's mistake, not a student's.
 
+pub mod authoring;
 mod compare;
 pub mod reference;
 pub mod target;

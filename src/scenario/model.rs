@@ -6,6 +6,7 @@ use crate::engine::{Axis, Dir, Outcome, QueryValue};
 use crate::spec::{Meaning, Rules, StateKey};
 use serde::Serialize;
 use std::collections::BTreeSet;
+use std::ops::Range;
 use std::sync::Arc;
 
 /// Who may see a scenario's details (DESIGN.md, scenario `visibility`).
@@ -232,6 +233,10 @@ pub struct Step {
     pub line: usize,
     pub action: Action,
     pub expect: Option<Expect>,
+    /// Byte range of the `expect` value in the file, so an expectation the reference does
+    /// not meet is pointed at (`broadside check`); `None` without `expect`, or for a step
+    /// built in memory (the fuzzer's).
+    pub expect_span: Option<Range<usize>>,
     /// The step's `note`: why it matters, shown with a divergence.
     pub note: Option<String>,
     /// Checks after this step.
@@ -245,6 +250,9 @@ pub struct Check {
     pub expected: Expected,
     /// 1-based line of the value in the file.
     pub line: usize,
+    /// Byte range of the value in the file (`None` for a check built in memory, the
+    /// fuzzer's), so a value the reference does not meet is pointed at.
+    pub span: Option<Range<usize>>,
 }
 
 /// An expected state value.

@@ -41,6 +41,7 @@ impl Cx<'_> {
                     key: *key,
                     expected,
                     line,
+                    span: Some(span),
                 });
             }
         }

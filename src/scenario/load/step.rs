@@ -85,6 +85,7 @@ impl Cx<'_> {
         Some(Step {
             line,
             action,
+            expect_span: expect.as_ref().and(s.expect.as_ref()).map(Spanned::span),
             expect,
             note: s.note.clone(),
             checks,

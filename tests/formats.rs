@@ -242,6 +242,38 @@ fn prairielearn_results_have_the_documented_shape_and_hide_what_students_may_not
     }
 }
 
+/// Issue 37 item 9: a failed test's `message` said what was expected (`outcome: expected
+/// ok`) but not what the submission answered, which the text report says.
+#[test]
+fn a_prairielearn_message_says_what_the_submission_answered() {
+    let (mut report, policy) = suite_report();
+    // Both deliberately wrong scenarios made visible, so their details may be shown.
+    for r in &mut report.scenarios {
+        r.visibility = Visibility::Visible;
+    }
+    let v: serde_json::Value = serde_json::from_str(&to_prairielearn(&report, policy)).unwrap();
+    let message = |name: &str| {
+        v["tests"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["name"].as_str().unwrap().starts_with(name))
+            .unwrap()["message"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    assert_eq!(
+        message("wrong-end"),
+        "won (has_won): expected true, got false"
+    );
+    assert_eq!(
+        message("hidden/wrong-outcome"),
+        "outcome (fire): expected hit, got sunk (ship: Submarine)"
+    );
+    assert_eq!(message("01-handout-example"), "passed");
+}
+
 #[test]
 fn prairielearn_does_not_grade_a_submission_that_does_not_build_and_grades_a_crash() {
     let (report, policy) = suite_report();

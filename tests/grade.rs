@@ -141,6 +141,18 @@ fn grading_the_samples_writes_every_report_and_a_summary_that_matches_them() {
         .position(|r| r["id"] == "misnamed-ship-type")
         .unwrap()];
     assert_eq!(&record[col], misnamed["fault_summary"].as_str().unwrap());
+    // Issue 37 item 9: `faults` was empty where `fault_summary` was filled; it lists the
+    // kinds `fault_summary` tells of, each once.
+    assert_eq!(misnamed["faults"], serde_json::json!(["missing"]));
+    let col = header.iter().position(|h| h == "faults").unwrap();
+    assert_eq!(&record[col], "missing");
+    for row in rows {
+        assert_eq!(
+            row["faults"].as_array().unwrap().is_empty(),
+            row["fault_summary"] == "",
+            "{row}"
+        );
+    }
     let rates = summary["scenarios"].as_array().unwrap();
     let rate = |s: &Value| s["failure_rate"].as_f64().unwrap();
     assert!(

@@ -20,8 +20,8 @@ pub use json::to_json;
 pub use junit::to_junit;
 pub use model::{
     Divergence, FORMAT_VERSION, Follows, Report, RuleResult, ScenarioResult, Status, Summary,
-    Verdict, points2, round_to, scenario_ids,
+    Verdict, points2, relative_paths, round_to, scenario_ids,
 };
 pub use prairielearn::{Results as PrairieLearnResults, prairielearn, to_prairielearn};
 pub use text::{core_message, details, scenario_line, to_text};
-pub use view::{Audience, HiddenResults, for_students, redacted};
+pub use view::{Audience, HiddenResults, for_students, redacted, without_grader_paths};

@@ -6,9 +6,9 @@
 //! It is the staff view (every scenario in full), for the instructor, never handed to a
 //! student. Being a page that travels (a CI artifact, an e-mail), it names scenarios as its
 //! tables do, by their file within the suite, and submissions by their folder's name: no
-//! folder of the grader's ([`crate::report::without_grader_paths`]). It needs no network and no script: each submission's page is a fragment
-//! (`#s-3`) shown by CSS `:target`, so the file opens from disk, from a CI artifact or from
-//! an e-mail attachment alike. The markup comes from `maud` (which escapes every text) and
+//! folder of the grader's ([`crate::report::without_grader_paths`]). It needs no network
+//! and no script: each submission's page is a fragment (`#s-3`) shown by CSS `:target`, so
+//! the file opens from disk, from a CI artifact or from an e-mail attachment alike. The markup comes from `maud` (which escapes every text) and
 //! the chart from `plotters` (as SVG).
 
 use super::ClassSummary;

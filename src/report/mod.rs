@@ -20,7 +20,7 @@ pub use json::to_json;
 pub use junit::to_junit;
 pub use model::{
     Divergence, FORMAT_VERSION, Follows, Report, RuleResult, ScenarioResult, Status, Summary,
-    Verdict, points2, relative_paths, round_to, scenario_ids,
+    Verdict, points2, round_to, scenario_ids,
 };
 pub use prairielearn::{Results as PrairieLearnResults, prairielearn, to_prairielearn};
 pub use text::{core_message, details, scenario_line, to_text};

@@ -316,7 +316,6 @@ fn tally(out: &mut String, r: &ScenarioResult) {
 }
 
 /// The check with the function it judges: `remaining (remaining_ships)`.
-/// The check as feedback names it: `outcome (fire)` with the student function it judges.
 pub(super) fn checked(d: &super::Divergence) -> String {
     match &d.function {
         Some(f) => format!("{} ({f})", d.check),

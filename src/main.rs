@@ -164,10 +164,11 @@ enum Command {
     /// Print a published scenario, as reports name it (`ASSIGNMENT/NAME`), its lines
     /// numbered as reports cite them.
     #[command(
-        after_help = "Examples:\n  broadside show colab-6x6/01-handout-example\n  broadside show solo-10x10/04-played-game --raw > my-copy.toml\n\nExit codes: 0 shown, 2 no such scenario."
+        after_help = "Examples:\n  broadside show colab-6x6/01-handout-example\n  broadside show solo-10x10/04-played-game --raw > my-copy.toml\n  broadside show 03-off-board-calls\n\nExit codes: 0 shown, 2 no such scenario (or a NAME several assignments publish)."
     )]
     Show {
-        /// `ASSIGNMENT/NAME`, e.g. `colab-6x6/01-handout-example`.
+        /// `ASSIGNMENT/NAME`, e.g. `colab-6x6/01-handout-example`, or `NAME` alone when one
+        /// assignment publishes it (several: each `ASSIGNMENT/NAME` is named, none guessed).
         name: String,
         /// The file as it is, without line numbers (to save and edit).
         #[arg(long)]

@@ -64,22 +64,30 @@ fn find(dir: &'static Dir<'static>, path: &str) -> Option<&'static include_dir::
     dir.get_file(path)
 }
 
-/// The embedded scenario named `name` (`ASSIGNMENT/STEM`, or a path ending in one), as
-/// `(path, text)`. Errors: what names exist for that assignment, or which assignments
-/// exist.
+/// The embedded scenario named `name`, as `(path, text)`. `name` is `ASSIGNMENT/NAME` as
+/// reports give it (`colab-6x6/01-handout-example`), a path ending in one
+/// (`fixtures/scenarios/solo-10x10/dialogue/04-played-game.toml`: the assignment is the last
+/// folder that names one), or `NAME` alone when exactly one assignment publishes a scenario
+/// of that name (`03-off-board-calls`); `.toml` may end any of them.
+///
+/// Errors: a `NAME` that several assignments publish (each `ASSIGNMENT/NAME` is listed, none
+/// is guessed); a `NAME` none publishes (the names that contain it, if any); an unknown
+/// assignment (which exist); an unknown name for an assignment (its names).
 pub fn show(name: &str) -> Result<(String, &'static str), String> {
     let name = name.trim_end_matches(".toml");
-    let (assignment, stem) = name.split_once('/').ok_or_else(|| {
-        format!(
-            "`{name}` is not a scenario name; expected ASSIGNMENT/NAME, e.g. colab-6x6/01-handout-example"
-        )
-    })?;
-    let stem = stem.rsplit('/').next().unwrap_or(stem);
+    let Some((folders, stem)) = name.rsplit_once('/') else {
+        return unqualified(name);
+    };
+    let known = assignments();
+    let assignment = folders
+        .rsplit('/')
+        .find(|f| known.iter().any(|k| k == f))
+        .unwrap_or_else(|| folders.split('/').next().unwrap_or(folders));
     let files = files(assignment);
     if files.is_empty() {
         return Err(format!(
             "no published scenarios for `{assignment}`; expected one of: {}",
-            assignments().join(", ")
+            known.join(", ")
         ));
     }
     let wanted = format!("{assignment}/{stem}");
@@ -89,18 +97,57 @@ pub fn show(name: &str) -> Result<(String, &'static str), String> {
     });
     match found {
         Some((path, text)) => Ok((path.clone(), text)),
-        None => {
-            let names: Vec<String> = files
+        None => Err(format!(
+            "no published scenario `{wanted}`; {assignment} has: {}",
+            names(assignment).join(", ")
+        )),
+    }
+}
+
+/// [`show`] of a `NAME` without its assignment.
+fn unqualified(stem: &str) -> Result<(String, &'static str), String> {
+    let all: Vec<String> = assignments().iter().flat_map(|a| names(a)).collect();
+    let exact: Vec<&String> = all
+        .iter()
+        .filter(|n| n.rsplit('/').next() == Some(stem))
+        .collect();
+    match exact.as_slice() {
+        [one] => show(one),
+        [] => {
+            let lower = stem.to_lowercase();
+            let near: Vec<&str> = all
                 .iter()
-                .filter_map(|(p, _)| p.strip_prefix("fixtures/scenarios/"))
-                .map(|rest| self::name(assignment, rest))
+                .filter(|n| !lower.is_empty() && n.to_lowercase().contains(&lower))
+                .map(String::as_str)
+                .take(8)
                 .collect();
+            let hint = if near.is_empty() {
+                String::new()
+            } else {
+                format!("; did you mean {}?", near.join(", "))
+            };
             Err(format!(
-                "no published scenario `{wanted}`; {assignment} has: {}",
-                names.join(", ")
+                "no published scenario is named `{stem}`; expected ASSIGNMENT/NAME, e.g. colab-6x6/01-handout-example{hint}"
             ))
         }
+        several => Err(format!(
+            "`{stem}` is published by several assignments; name one as ASSIGNMENT/NAME: {}",
+            several
+                .iter()
+                .map(|n| n.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
     }
+}
+
+/// The published names (`ASSIGNMENT/NAME`) of `assignment`'s scenarios, in path order.
+fn names(assignment: &str) -> Vec<String> {
+    files(assignment)
+        .iter()
+        .filter_map(|(p, _)| p.strip_prefix("fixtures/scenarios/"))
+        .map(|rest| name(assignment, rest))
+        .collect()
 }
 
 /// The assignments with embedded scenarios, sorted.

@@ -759,6 +759,82 @@ fn show_prints_a_published_scenario_as_reports_name_it() {
     assert!(String::from_utf8_lossy(&wrong.stderr).contains("colab-6x6/01-handout-example"));
 }
 
+/// Issue 37 item 9: `broadside show 03-off-board-calls` said "not a scenario name" though
+/// only solo-10x10 publishes a scenario of that name.
+#[test]
+fn show_finds_a_name_without_its_assignment_or_names_the_assignments_that_have_it() {
+    let out = broadside()
+        .args(["show", "03-off-board-calls"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.starts_with("# fixtures/scenarios/solo-10x10/03-off-board-calls.toml\n"),
+        "{text}"
+    );
+    // `.toml` and the dialogue folder are taken as reports and paths spell them.
+    for path in [
+        "fixtures/scenarios/solo-10x10/dialogue/04-played-game.toml",
+        "solo-10x10/dialogue/04-played-game",
+    ] {
+        let out = broadside().args(["show", path, "--raw"]).output().unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{path}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(
+            String::from_utf8(out.stdout).unwrap(),
+            std::fs::read_to_string("fixtures/scenarios/solo-10x10/dialogue/04-played-game.toml")
+                .unwrap(),
+            "{path}"
+        );
+    }
+    // Several assignments publish `01-handout-example`: none is guessed, each is named.
+    let several = broadside()
+        .args(["show", "01-handout-example"])
+        .output()
+        .unwrap();
+    assert_eq!(several.status.code(), Some(2));
+    assert!(several.stdout.is_empty());
+    let err = String::from_utf8_lossy(&several.stderr);
+    for assignment in [
+        "battleboats",
+        "colab-6x6",
+        "grenades-8x8",
+        "move-limit-10x10",
+    ] {
+        assert!(
+            err.contains(&format!("{assignment}/01-handout-example")),
+            "{assignment}: {err}"
+        );
+    }
+    assert!(!err.contains("solo-10x10/01-handout-example"), "{err}");
+    // Part of a name: the names that hold it are suggested, none is guessed.
+    let part = broadside()
+        .args(["show", "off-board-calls"])
+        .output()
+        .unwrap();
+    assert_eq!(part.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&part.stderr);
+    assert!(err.contains("solo-10x10/03-off-board-calls"), "{err}");
+    // A name no assignment has: how names are spelled.
+    let none = broadside().args(["show", "99-nothing"]).output().unwrap();
+    assert_eq!(none.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&none.stderr);
+    assert!(
+        err.contains("`99-nothing`") && err.contains("ASSIGNMENT/NAME"),
+        "{err}"
+    );
+}
+
 #[test]
 fn the_report_opens_with_the_function_at_fault_and_names_published_scenarios() {
     let out = broadside()

@@ -29,7 +29,7 @@ fn hidden(report: &Report) -> &broadside::report::ScenarioResult {
     report
         .scenarios
         .iter()
-        .find(|r| r.path.contains("/hidden/"))
+        .find(|r| r.path.contains("hidden/"))
         .expect("the fixture has a hidden scenario")
 }
 
@@ -66,7 +66,7 @@ fn the_student_view_never_shows_a_hidden_scenarios_steps() {
     // With `hidden_results = "none"` the scenario is not listed and no count gives its status
     // away, yet its share of the score still counts.
     let none = for_students(&report, HiddenResults::None);
-    assert!(none.scenarios.iter().all(|r| !r.path.contains("/hidden/")));
+    assert!(none.scenarios.iter().all(|r| !r.path.contains("hidden/")));
     assert_eq!(
         (none.summary.scenarios, none.summary.failed),
         (2, 1),
@@ -240,6 +240,38 @@ fn prairielearn_results_have_the_documented_shape_and_hide_what_students_may_not
             "{late}"
         );
     }
+}
+
+/// Issue 37 item 9: a failed test's `message` said what was expected (`outcome: expected
+/// ok`) but not what the submission answered, which the text report says.
+#[test]
+fn a_prairielearn_message_says_what_the_submission_answered() {
+    let (mut report, policy) = suite_report();
+    // Both deliberately wrong scenarios made visible, so their details may be shown.
+    for r in &mut report.scenarios {
+        r.visibility = Visibility::Visible;
+    }
+    let v: serde_json::Value = serde_json::from_str(&to_prairielearn(&report, policy)).unwrap();
+    let message = |name: &str| {
+        v["tests"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["name"].as_str().unwrap().starts_with(name))
+            .unwrap()["message"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    assert_eq!(
+        message("wrong-end"),
+        "won (has_won): expected true, got false"
+    );
+    assert_eq!(
+        message("hidden/wrong-outcome"),
+        "outcome (fire): expected hit, got sunk (ship: Submarine)"
+    );
+    assert_eq!(message("01-handout-example"), "passed");
 }
 
 #[test]

@@ -141,6 +141,18 @@ fn grading_the_samples_writes_every_report_and_a_summary_that_matches_them() {
         .position(|r| r["id"] == "misnamed-ship-type")
         .unwrap()];
     assert_eq!(&record[col], misnamed["fault_summary"].as_str().unwrap());
+    // Issue 37 item 9: `faults` was empty where `fault_summary` was filled; it lists the
+    // kinds `fault_summary` tells of, each once.
+    assert_eq!(misnamed["faults"], serde_json::json!(["missing"]));
+    let col = header.iter().position(|h| h == "faults").unwrap();
+    assert_eq!(&record[col], "missing");
+    for row in rows {
+        assert_eq!(
+            row["faults"].as_array().unwrap().is_empty(),
+            row["fault_summary"] == "",
+            "{row}"
+        );
+    }
     let rates = summary["scenarios"].as_array().unwrap();
     let rate = |s: &Value| s["failure_rate"].as_f64().unwrap();
     assert!(
@@ -437,6 +449,117 @@ fn a_hidden_scenarios_shots_never_reach_a_visible_scenarios_feedback() {
             "{file}: {text}"
         );
     }
+}
+
+/// Issue 37 item 9: `grade --suite /abs/path` put `/tmp/…/01-perfect-game.toml` (and the
+/// submission's folder, in `target`) into the `report.txt` handed back to students and into
+/// the class report. Student views name a scenario by its file name within the suite and a
+/// submission by its folder's name; the staff files keep the paths as given.
+#[test]
+fn no_student_view_names_the_graders_folders() {
+    let (_keep, root) = tmp();
+    let suite = root.join("grader-only/suite");
+    let later = suite.join("later");
+    std::fs::create_dir_all(&later).unwrap();
+    for (file, to) in [
+        ("01-perfect-game.toml", &suite),
+        ("05-ship-type-by-length.toml", &suite),
+        ("09-place-edge-adjacent-rejected.toml", &later),
+    ] {
+        std::fs::copy(format!("{SUITE}/{file}"), to.join(file)).unwrap();
+    }
+    let class = root.join("grader-only/class");
+    for sub in [
+        "correct",
+        "misnamed-ship-type",
+        "placement-checks-first-square-only",
+    ] {
+        let to = class.join(sub);
+        std::fs::create_dir_all(&to).unwrap();
+        for f in std::fs::read_dir(format!("{CLASS}/{sub}")).unwrap() {
+            let f = f.unwrap();
+            if f.file_type().unwrap().is_file() {
+                std::fs::copy(f.path(), to.as_std_path().join(f.file_name())).unwrap();
+            }
+        }
+    }
+    let out = root.join("out");
+    let (code, err) = grade(
+        suite.as_str(),
+        class.as_str(),
+        &out,
+        &[
+            "--formats",
+            "json,gradescope,junit,text,html",
+            "--jobs",
+            "2",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let grader = root.join("grader-only");
+    let read = |p: Utf8PathBuf| std::fs::read_to_string(&p).unwrap();
+    let mut student = vec![(
+        "class-report.html".to_string(),
+        read(out.join("class-report.html")),
+    )];
+    for sub in [
+        "correct",
+        "misnamed-ship-type",
+        "placement-checks-first-square-only",
+    ] {
+        for f in ["report.txt", "results.json"] {
+            student.push((format!("{sub}/{f}"), read(out.join(sub).join(f))));
+        }
+    }
+    // PrairieLearn's `run.sh` and a student view of `run` take absolute paths too.
+    for args in [
+        &["--format", "prairielearn"][..],
+        &["--format", "gradescope"],
+        &["--audience", "student", "--format", "text"],
+        &["--audience", "student", "--format", "json"],
+        &["--audience", "student", "--format", "junit"],
+    ] {
+        let target = format!("python:{class}/misnamed-ship-type");
+        let o = broadside()
+            .args(["run", suite.as_str(), "--target", &target])
+            .args(args)
+            .output()
+            .unwrap();
+        assert_eq!(
+            o.status.code(),
+            Some(1),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        student.push((
+            format!("run {args:?}"),
+            String::from_utf8(o.stdout).unwrap(),
+        ));
+    }
+    for (name, text) in &student {
+        assert!(
+            !text.contains(grader.as_str()),
+            "{name} names {grader}:\n{text}"
+        );
+    }
+    // The feedback still says where to look, by the scenario's file name in the suite.
+    let text = read(out.join("misnamed-ship-type/report.txt"));
+    assert!(text.contains("of 01-perfect-game.toml): "), "{text}");
+    assert!(
+        text.contains("(target: python:misnamed-ship-type)"),
+        "{text}"
+    );
+    let text = read(out.join("placement-checks-first-square-only/report.txt"));
+    assert!(
+        text.contains("of later/09-place-edge-adjacent-rejected.toml): "),
+        "{text}"
+    );
+    // The staff's own files keep the paths as given: that is where their files are.
+    let staff = read(out.join("misnamed-ship-type/report.json"));
+    assert!(
+        staff.contains(suite.join("01-perfect-game.toml").as_str()),
+        "{staff}"
+    );
 }
 
 #[test]

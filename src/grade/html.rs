@@ -4,13 +4,15 @@
 //! submission with its feedback and its boards drawn as grids.
 //!
 //! It is the staff view (every scenario in full), for the instructor, never handed to a
-//! student. It needs no network and no script: each submission's page is a fragment
-//! (`#s-3`) shown by CSS `:target`, so the file opens from disk, from a CI artifact or from
-//! an e-mail attachment alike. The markup comes from `maud` (which escapes every text) and
+//! student. Being a page that travels (a CI artifact, an e-mail), it names scenarios as its
+//! tables do, by their file within the suite, and submissions by their folder's name: no
+//! folder of the grader's ([`crate::report::without_grader_paths`]). It needs no network
+//! and no script: each submission's page is a fragment (`#s-3`) shown by CSS `:target`, so
+//! the file opens from disk, from a CI artifact or from an e-mail attachment alike. The markup comes from `maud` (which escapes every text) and
 //! the chart from `plotters` (as SVG).
 
 use super::ClassSummary;
-use crate::report::{Report, ScenarioResult, Status, Verdict, details};
+use crate::report::{Report, ScenarioResult, Status, Verdict, details, without_grader_paths};
 use maud::{DOCTYPE, Markup, PreEscaped, html};
 use std::collections::BTreeMap;
 
@@ -104,7 +106,7 @@ pub fn class_report(summary: &ClassSummary, graded: &[(String, Report)]) -> Stri
                 }
                 @for s in &summary.submissions {
                     @if let Some(r) = reports.get(s.id.as_str()) {
-                        (submission_page(&anchor[s.id.as_str()], &s.id, r))
+                        (submission_page(&anchor[s.id.as_str()], &s.id, &without_grader_paths(r)))
                     }
                 }
             }

@@ -47,7 +47,11 @@ pub struct SubmissionRow {
     pub passed: usize,
     pub failed: usize,
     pub errors: usize,
-    /// Kinds of the faults of the submission as a whole (e.g. `leak`).
+    /// The kinds of fault the submission met, each once, in the order `fault_summary` tells
+    /// of them: those that ended a scenario in the order first met, then those of the
+    /// submission as a whole (`["missing", "exception", "leak"]`; in `summary.csv`, joined
+    /// by spaces). Empty exactly when `fault_summary` is: a column to filter on, where
+    /// `fault_summary` is the sentence to read.
     pub faults: Vec<String>,
     /// Why the submission has errors, in one line an instructor can read in a spreadsheet:
     /// each fault kind with the number of scenarios it ended and, when they all say the
@@ -150,7 +154,7 @@ impl ClassSummary {
                 passed: r.summary.passed,
                 failed: r.summary.failed,
                 errors: r.summary.errors,
-                faults: r.faults.iter().map(|f| f.kind.word().to_string()).collect(),
+                faults: fault_kinds(r),
                 fault_summary: match &r.summary.not_gradable {
                     Some(why) => format!("not gradable: {}", headline(why)),
                     None => fault_summary(r),
@@ -312,6 +316,19 @@ fn marking_columns(sheet: &crate::marking::Sheet) -> Vec<(String, String)> {
         }
     }
     out
+}
+
+/// [`SubmissionRow::faults`] of `r`.
+fn fault_kinds(r: &Report) -> Vec<String> {
+    let mut kinds: Vec<String> = Vec::new();
+    let scenarios = r.scenarios.iter().filter_map(|s| s.fault.as_ref());
+    for f in scenarios.chain(&r.faults) {
+        let kind = f.kind.word();
+        if !kinds.iter().any(|k| k == kind) {
+            kinds.push(kind.to_string());
+        }
+    }
+    kinds
 }
 
 /// [`SubmissionRow::fault_summary`] of `r`.

@@ -25,4 +25,4 @@ pub use model::{
 };
 pub use prairielearn::{Results as PrairieLearnResults, prairielearn, to_prairielearn};
 pub use text::{core_message, details, scenario_line, to_text};
-pub use view::{Audience, HiddenResults, for_students, redacted};
+pub use view::{Audience, HiddenResults, for_students, redacted, without_grader_paths};

@@ -13,6 +13,8 @@ pub struct Report {
     pub format_version: u32,
     /// `broadside <version>`.
     pub tool: String,
+    /// The target as given (`python:PATH`); in a student view each path in it is cut to its
+    /// last part (`python:alice`, see [`super::without_grader_paths`]).
     pub target: String,
     pub summary: Summary,
     pub scenarios: Vec<ScenarioResult>,
@@ -138,7 +140,9 @@ pub enum Status {
 /// One scenario's result.
 #[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ScenarioResult {
-    /// The scenario file, as given on the command line.
+    /// The scenario file, as given on the command line; in a student view, as named within
+    /// its suite (`hidden/b.toml`: no folder of the grader's, see
+    /// [`super::without_grader_paths`]).
     pub path: String,
     /// For a published scenario (one built into broadside, unchanged): its name as
     /// `broadside show` takes it, `ASSIGNMENT/FILE-STEM` (e.g. `colab-6x6/01-handout-example`),
@@ -515,6 +519,19 @@ impl Report {
 /// without `.toml` (`fixtures/scenarios/solo-10x10/fire-hit.toml` among its siblings gives
 /// `fire-hit`; a single file gives its stem). Used where a column or test needs a name.
 pub fn scenario_ids<'a>(paths: impl IntoIterator<Item = &'a str>) -> Vec<String> {
+    relative_paths(paths)
+        .into_iter()
+        .map(|s| match s.strip_suffix(".toml") {
+            Some(stem) => stem.to_string(),
+            None => s,
+        })
+        .collect()
+}
+
+/// Each path without the folder all of them share (`/srv/suite/hidden/b.toml` among
+/// `/srv/suite/a.toml` gives `hidden/b.toml`; a single file gives its file name): a
+/// scenario's file as named within its suite, whatever the path it was loaded by.
+pub fn relative_paths<'a>(paths: impl IntoIterator<Item = &'a str>) -> Vec<String> {
     use camino::Utf8Path;
     let paths: Vec<&Utf8Path> = paths.into_iter().map(Utf8Path::new).collect();
     let mut common: Option<&Utf8Path> = paths.first().and_then(|p| p.parent());
@@ -530,8 +547,7 @@ pub fn scenario_ids<'a>(paths: impl IntoIterator<Item = &'a str>) -> Vec<String>
         .iter()
         .map(|p| {
             let rel = common.and_then(|c| p.strip_prefix(c).ok()).unwrap_or(p);
-            let s = rel.as_str();
-            s.strip_suffix(".toml").unwrap_or(s).to_string()
+            rel.as_str().to_string()
         })
         .collect()
 }
@@ -546,5 +562,18 @@ mod tests {
         assert_eq!(ids, ["a", "hidden/b", "c"]);
         assert_eq!(scenario_ids(["x/one.toml"]), ["one"]);
         assert_eq!(scenario_ids(["a.toml", "b/c.toml"]), ["a", "b/c"]);
+    }
+
+    #[test]
+    fn relative_paths_keep_the_file_name_and_are_already_relative_once_made() {
+        use super::relative_paths;
+        let rel = relative_paths(["/srv/suite/a.toml", "/srv/suite/hidden/b.toml"]);
+        assert_eq!(rel, ["a.toml", "hidden/b.toml"]);
+        assert_eq!(relative_paths(rel.iter().map(String::as_str)), rel);
+        assert_eq!(relative_paths(["/tmp/x/one.toml"]), ["one.toml"]);
+        assert_eq!(
+            relative_paths(["/a/x.toml", "/b/y.toml"]),
+            ["a/x.toml", "b/y.toml"]
+        );
     }
 }

@@ -18,7 +18,7 @@
 //! awards and takes no points and does not count the attempt; the compiler's message is in
 //! `format_errors`. Any other fault (a crash, a timeout) is graded as it is everywhere else.
 
-use super::text::details;
+use super::text::{checked, details, one_line};
 use super::view::{HiddenResults, for_students};
 use super::{Report, Status};
 use serde::Serialize;
@@ -45,6 +45,9 @@ pub struct Test {
     pub description: String,
     pub points: f64,
     pub max_points: f64,
+    /// One line: `passed`; for a wrong answer its first divergence as the text report says
+    /// it, `CHECK (FUNCTION): expected X, got Y` (a board's rows joined by ` / `); for a
+    /// fault its kind (`timeout`); `failed` when the details are not the student's to see.
     pub message: String,
     pub output: String,
 }
@@ -64,7 +67,14 @@ pub fn prairielearn(report: &Report, hidden: HiddenResults) -> Results {
             max_points: super::model::round_to(r.max_score, 4),
             message: match (r.status, &r.divergence, &r.fault) {
                 (Status::Passed, ..) => "passed".into(),
-                (_, Some(d), _) => format!("{}: expected {}", d.check, first_line(&d.expected)),
+                // As the text report's line for a later divergence says it: the check with
+                // the function it judges, what was expected and what the submission answered.
+                (_, Some(d), _) => format!(
+                    "{}: expected {}, got {}",
+                    checked(d),
+                    one_line(&d.expected),
+                    one_line(&d.actual)
+                ),
                 (_, _, Some(f)) => f.kind.word().to_string(),
                 _ => "failed".into(),
             },
@@ -107,10 +117,6 @@ pub fn prairielearn(report: &Report, hidden: HiddenResults) -> Results {
 /// ([`super::Summary::gradable`]); empty when it is gradable.
 fn not_gradable(report: &Report) -> Vec<String> {
     report.summary.not_gradable.iter().cloned().collect()
-}
-
-fn first_line(s: &str) -> &str {
-    s.lines().next().unwrap_or_default()
 }
 
 /// The PrairieLearn results as pretty JSON with a trailing newline.

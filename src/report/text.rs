@@ -320,7 +320,7 @@ fn tally(out: &mut String, r: &ScenarioResult) {
 }
 
 /// The check with the function it judges: `remaining (remaining_ships)`.
-fn checked(d: &super::Divergence) -> String {
+pub(super) fn checked(d: &super::Divergence) -> String {
     match &d.function {
         Some(f) => format!("{} ({f})", d.check),
         None => d.check.clone(),
@@ -328,7 +328,7 @@ fn checked(d: &super::Divergence) -> String {
 }
 
 /// A value on one line: a board's rows joined by ` / `.
-fn one_line(s: &str) -> String {
+pub(super) fn one_line(s: &str) -> String {
     clean(&s.lines().map(str::trim_end).collect::<Vec<_>>().join(" / "))
 }
 

@@ -40,7 +40,10 @@ pub enum Audience {
 /// The summary keeps the whole score (hidden scenarios count toward it) but counts only the
 /// scenarios listed, so no count gives away how a hidden scenario went. Notes on how the
 /// submission was contained are for staff and left out.
+///
+/// It names no folder of the grader's ([`without_grader_paths`]).
 pub fn for_students(report: &Report, hidden: HiddenResults) -> Report {
+    let report = &without_grader_paths(report);
     let mut out = report.clone();
     out.notes.clear();
     let dropped = out
@@ -102,6 +105,59 @@ pub fn for_students(report: &Report, hidden: HiddenResults) -> Report {
     out
 }
 
+/// `report` naming no folder of the grader's, for the views that leave the course staff's
+/// hands (the student views, the class report): each scenario's `path` is its file as named
+/// within its suite, without the folder every scenario of the report shares
+/// (`/srv/grading/suite/hidden/b.toml` reads `hidden/b.toml`; the ids every view names
+/// scenarios by, `.toml` kept), and each path in `target` is cut to its last part
+/// (`python:/srv/grading/class/alice` reads `python:alice`). So `grade --suite /abs/path`
+/// and PrairieLearn's `run /grade/tests/...` say "line 12 of 01-perfect-game.toml". The
+/// staff files (`report.json`, `junit.xml`, the summary) keep the paths as given, which is
+/// where the instructor's files are.
+pub fn without_grader_paths(report: &Report) -> Report {
+    let mut out = report.clone();
+    let paths = super::model::relative_paths(report.scenarios.iter().map(|r| r.path.as_str()));
+    for (r, path) in out.scenarios.iter_mut().zip(paths) {
+        r.path = path;
+    }
+    out.target = last_parts(&report.target);
+    out
+}
+
+/// `target` with each path in it cut to its last part: a word (between spaces, quotes and
+/// `=`) holding a `/` keeps what follows its last `/`, and a `KIND:` before it
+/// (`python:/srv/class/alice` reads `python:alice`; `cmd:"python3 /srv/driver.py"` reads
+/// `cmd:"python3 driver.py"`).
+fn last_parts(target: &str) -> String {
+    fn cut(word: &str) -> String {
+        if !word.contains('/') {
+            return word.to_string();
+        }
+        let (kind, path) = match word.split_once(':') {
+            Some((kind, path)) if !kind.contains('/') => (&word[..=kind.len()], path),
+            _ => ("", word),
+        };
+        let trimmed = path.trim_end_matches('/');
+        match trimmed.rsplit('/').next() {
+            Some(last) if !last.is_empty() => format!("{kind}{last}"),
+            _ => word.to_string(),
+        }
+    }
+    let mut out = String::new();
+    let mut word = String::new();
+    for c in target.chars() {
+        if c.is_whitespace() || matches!(c, '\'' | '"' | '=') {
+            out.push_str(&cut(&word));
+            word.clear();
+            out.push(c);
+        } else {
+            word.push(c);
+        }
+    }
+    out.push_str(&cut(&word));
+    out
+}
+
 /// `r` without its steps, expectations, divergence, fault message or tags (a tag such as
 /// `function:ship_type` says what a hidden scenario tests).
 pub fn redacted(r: &ScenarioResult) -> ScenarioResult {
@@ -131,5 +187,21 @@ fn student_fault_message(f: &Fault) -> String {
     match f.kind {
         crate::fault::FaultKind::Leak => "processes the submission started were still running after it was done and were killed (course staff see their command lines; a submission must not leave processes behind)".into(),
         _ => f.message.lines().next().unwrap_or_default().chars().take(200).collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_target_keeps_the_last_part_of_each_path() {
+        use super::last_parts;
+        assert_eq!(last_parts("python:/srv/class/alice"), "python:alice");
+        assert_eq!(last_parts("python:/srv/class/alice/"), "python:alice");
+        assert_eq!(last_parts("python:battleships.py"), "python:battleships.py");
+        assert_eq!(last_parts("reference"), "reference");
+        assert_eq!(
+            last_parts("cmd:\"python3 /srv/driver.py '/srv/class/bob' --x=/opt/y\""),
+            "cmd:\"python3 driver.py 'bob' --x=y\""
+        );
     }
 }

@@ -195,3 +195,121 @@ fn a_weight_for_a_part_the_rubric_lacks_is_refused_at_its_line() {
     assert!(err.contains("no part `fires`"), "{err}");
     assert!(err.contains("create_game, is_valid_position"), "{err}");
 }
+
+/// The score per part in every view: the text report's table, Gradescope's output, and the
+/// class summary (JSON row and a `rubric:PART` CSV column); a student view with hidden
+/// scenarios keeps the parts' scores but not their counts of checks.
+#[test]
+fn the_score_per_part_is_in_the_text_report_gradescope_and_the_class_summary() {
+    let bin = env!("CARGO_BIN_EXE_broadside");
+    let sample = "python:fixtures/submissions/solo-10x10/ship-type-wrong-length";
+    let scenarios = "fixtures/scenarios/solo-10x10";
+    let text = std::process::Command::new(bin)
+        .args(["run", "--target", sample, scenarios])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&text.stdout);
+    let table = text
+        .split("score by the handout's functions and rules (the rubric):\n")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no rubric table:\n{text}"));
+    let line = |name: &str| {
+        table
+            .lines()
+            .find(|l| l.split_whitespace().next() == Some(name))
+            .unwrap_or_else(|| panic!("no `{name}` line:\n{table}"))
+            .to_string()
+    };
+    // ship_type fails some of its checks; is_open_sea none.
+    assert!(line("ship_type").contains("checks passed"), "{table}");
+    let is_open_sea = line("is_open_sea");
+    let words: Vec<&str> = is_open_sea.split_whitespace().collect();
+    assert_eq!(words[1], words[3], "is_open_sea earns its share: {table}");
+    let dir = tempfile::tempdir().unwrap();
+    let gs = dir.path().join("results.json");
+    std::process::Command::new(bin)
+        .args([
+            "run",
+            "--target",
+            sample,
+            scenarios,
+            "--format",
+            "gradescope",
+            "--out",
+        ])
+        .arg(&gs)
+        .output()
+        .unwrap();
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&gs).unwrap()).unwrap();
+    assert!(
+        v["output"].as_str().unwrap().contains("ship_type"),
+        "{}",
+        v["output"]
+    );
+    // A class of one, graded: the summary's row and CSV column.
+    let class = dir.path().join("class");
+    std::fs::create_dir_all(class.join("ana")).unwrap();
+    std::fs::copy(
+        "fixtures/submissions/solo-10x10/ship-type-wrong-length/battleships.py",
+        class.join("ana/battleships.py"),
+    )
+    .unwrap();
+    let out = dir.path().join("out");
+    let o = std::process::Command::new(bin)
+        .args(["grade", "--suite", scenarios, "--submissions"])
+        .arg(&class)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(
+        out.join("summary.json").exists(),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    let parts = summary["submissions"][0]["rubric"].as_array().unwrap();
+    let ship_type = parts.iter().find(|p| p["part"] == "ship_type").unwrap();
+    assert!(
+        ship_type["score"].as_f64() < ship_type["max_score"].as_f64(),
+        "{ship_type}"
+    );
+    let csv = std::fs::read_to_string(out.join("summary.csv")).unwrap();
+    assert!(
+        csv.lines().next().unwrap().contains("rubric:ship_type"),
+        "{csv}"
+    );
+}
+
+#[test]
+fn a_student_view_with_hidden_scenarios_gives_no_counts_of_checks() {
+    let dir = suite_with("hidden = [\".\"]\nhidden_results = \"status\"\n");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_broadside"))
+        .args([
+            "run",
+            "--target",
+            "reference",
+            "--format",
+            "json",
+            "--audience",
+            "student",
+        ])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let parts = v["rubric"].as_array().unwrap();
+    assert!(!parts.is_empty());
+    for p in parts {
+        assert!(
+            p.get("checks").is_none() && p.get("passed").is_none(),
+            "{p}"
+        );
+        assert!(p["score"].as_f64().is_some(), "{p}");
+    }
+    let staff = run_json(dir.path());
+    let v: serde_json::Value = serde_json::from_slice(&staff.stdout).unwrap();
+    assert!(v["rubric"][0]["checks"].as_f64().unwrap() > 0.0, "{v}");
+}

@@ -72,6 +72,19 @@ pub struct SubmissionRow {
     /// figure's state and numbers).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub marking: Vec<(String, String)>,
+    /// The score per handout function or group of rules, by the suite's rubric (the
+    /// report's `rubric`), in the rubric's order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rubric: Vec<PartRow>,
+}
+
+/// One part of the rubric in a submission's row.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
+pub struct PartRow {
+    /// The part (`is_sunk`, `penalties`); prefixed `ASSIGNMENT:` when the run grades several.
+    pub part: String,
+    pub score: f64,
+    pub max_score: f64,
 }
 
 /// How the class did on one scenario.
@@ -166,6 +179,7 @@ impl ClassSummary {
                     .zip(r.scenarios.iter().map(|s| s.status))
                     .collect(),
                 marking: r.marking.as_ref().map(marking_columns).unwrap_or_default(),
+                rubric: part_rows(r),
             })
             .collect();
         Ok(ClassSummary {
@@ -189,8 +203,10 @@ impl ClassSummary {
     /// `summary.csv`: a header, then one row per submission (an id a spreadsheet would read as
     /// a formula gets a leading `'`): `submission`, then `folder` when any row has one (see
     /// [`SubmissionRow::folder`]; blank for the others), `score, max_score,
-    /// points, max_points, passed, failed, errors, faults, fault_summary`, then each scenario's status
-    /// (`passed`, `failed` or `error`), one column per scenario id in path order.
+    /// points, max_points, passed, failed, errors, faults, fault_summary`, then the marking
+    /// sheet's columns (`--marking`), each rubric part's score (`rubric:PART`), then each
+    /// scenario's status (`passed`, `failed` or `error`), one column per scenario id in path
+    /// order.
     pub fn to_csv(&self) -> String {
         let columns: Vec<String> = self
             .submissions
@@ -236,6 +252,16 @@ impl ClassSummary {
             header.insert(1, "folder".to_string());
         }
         header.extend(marking.iter().cloned());
+        // The rubric's parts, in the order they first come.
+        let mut parts: Vec<&str> = Vec::new();
+        for row in &self.submissions {
+            for p in &row.rubric {
+                if !parts.contains(&p.part.as_str()) {
+                    parts.push(&p.part);
+                }
+            }
+        }
+        header.extend(parts.iter().map(|p| format!("rubric:{p}")));
         header.extend(columns.iter().cloned());
         w.write_record(&header).expect("writing to memory");
         for row in &self.submissions {
@@ -263,6 +289,12 @@ impl ClassSummary {
                     .find(|(k, _)| k == c)
                     .map_or(String::new(), |(_, v)| spreadsheet_safe(v))
             }));
+            rec.extend(parts.iter().map(|p| {
+                row.rubric
+                    .iter()
+                    .find(|r| r.part == *p)
+                    .map_or(String::new(), |r| r.score.to_string())
+            }));
             rec.extend(columns.iter().map(|c| {
                 row.scenarios
                     .get(c)
@@ -279,6 +311,27 @@ impl ClassSummary {
         by_path.sort_by(|a, b| a.path.cmp(&b.path));
         by_path.into_iter().map(|s| s.id.clone()).collect()
     }
+}
+
+/// A report's rubric table as a row's parts, scores rounded to 2 decimals.
+fn part_rows(r: &crate::report::Report) -> Vec<PartRow> {
+    let several = r
+        .rubric
+        .iter()
+        .any(|p| p.assignment != r.rubric[0].assignment);
+    let round2 = |v: f64| (v * 100.0).round() / 100.0;
+    r.rubric
+        .iter()
+        .map(|p| PartRow {
+            part: if several {
+                format!("{}:{}", p.assignment, p.part)
+            } else {
+                p.part.clone()
+            },
+            score: round2(p.score),
+            max_score: round2(p.max_score),
+        })
+        .collect()
 }
 
 fn yes() -> bool {

@@ -92,11 +92,19 @@ pub struct PartScore {
     #[serde(serialize_with = "crate::report::points2")]
     pub max_score: f64,
     /// The checks (a dialogue's rules) that judged it (fractional where a check judges
-    /// several parts).
-    #[serde(serialize_with = "crate::report::points2")]
+    /// several parts); left out of a student view with hidden scenarios (0).
+    #[serde(
+        default,
+        serialize_with = "crate::report::points2",
+        skip_serializing_if = "unknown"
+    )]
     pub checks: f64,
     /// How many of them passed.
-    #[serde(serialize_with = "crate::report::points2")]
+    #[serde(
+        default,
+        serialize_with = "crate::report::points2",
+        skip_serializing_if = "unknown"
+    )]
     pub passed: f64,
 }
 
@@ -120,7 +128,7 @@ pub fn table(parts: &[PartScore]) -> String {
         } else {
             String::new()
         };
-        let checks = if p.checks > 0.0 {
+        let checks = if !unknown(&p.checks) {
             format!(
                 "  ({} of {} checks passed)",
                 round2(p.passed),
@@ -137,6 +145,11 @@ pub fn table(parts: &[PartScore]) -> String {
         ));
     }
     out
+}
+
+/// A count a student view leaves out (see [`PartScore::checks`]).
+fn unknown(v: &f64) -> bool {
+    *v == 0.0
 }
 
 fn round2(v: f64) -> f64 {

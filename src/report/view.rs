@@ -73,6 +73,12 @@ pub fn for_students(report: &Report, hidden: HiddenResults) -> Report {
         for f in &mut out.faults {
             f.message = student_fault_message(f);
         }
+        // The parts keep their scores (the grade, as the total is), not how many checks
+        // judged them: that would count a hidden scenario's checks.
+        for p in &mut out.rubric {
+            p.checks = 0.0;
+            p.passed = 0.0;
+        }
         // No timing of a hidden scenario, not even as the total less the listed ones: a
         // submission that sleeps in proportion to a hidden cell would read it back.
         out.elapsed_ms = out

@@ -94,6 +94,7 @@ pub fn class_report(summary: &ClassSummary, graded: &[(String, Report)]) -> Stri
                             }
                         }
                     }
+                    (parts_table(graded))
                     (rules_table(graded))
                     section {
                         h2 { "Every submission" }
@@ -195,6 +196,61 @@ fn rate_bar(rate: f64) -> Markup {
     html! {
         span.bar { span.fill style={ "width:" (format!("{pct:.0}")) "%" } {} }
         " " (format!("{pct:.0}")) " %"
+    }
+}
+
+/// Each rubric part across the class (the handout's functions and groups of rules): the
+/// class's mean share of it earned and how many submissions earned it in full, weakest
+/// first. Nothing when no report has a rubric.
+fn parts_table(graded: &[(String, Report)]) -> Markup {
+    // part → (clause, weight, shares earned, full marks)
+    let mut parts: BTreeMap<String, (&str, f64, Vec<f64>, usize)> = BTreeMap::new();
+    let mut all = graded.iter().flat_map(|(_, r)| &r.rubric);
+    let first = all.next().map(|p| p.assignment.as_str());
+    let several = all.any(|p| Some(p.assignment.as_str()) != first);
+    for (_, r) in graded {
+        for p in &r.rubric {
+            let name = if several {
+                format!("{}: {}", p.assignment, p.part)
+            } else {
+                p.part.clone()
+            };
+            let e = parts
+                .entry(name)
+                .or_insert((p.clause.as_str(), p.weight, Vec::new(), 0));
+            let share = if p.max_score > 0.0 {
+                p.score / p.max_score
+            } else {
+                1.0
+            };
+            e.2.push(share);
+            if share >= 1.0 - 1e-9 {
+                e.3 += 1;
+            }
+        }
+    }
+    if parts.is_empty() {
+        return html! {};
+    }
+    let mut rows: Vec<_> = parts.into_iter().collect();
+    rows.sort_by(|a, b| mean(&a.1.2).total_cmp(&mean(&b.1.2)).then(a.0.cmp(&b.0)));
+    html! {
+        section {
+            h2 { "The handout's functions and rules (the rubric), weakest first" }
+            table {
+                thead { tr { th { "part" } th.num { "weight" } th.num { "full marks" } th { "mean earned" } } }
+                tbody {
+                    @for (name, e) in &rows {
+                        tr {
+                            td { code { (name) } br; small { (e.0) } }
+                            td.num { (e.1) }
+                            td.num { (e.3) " of " (e.2.len()) }
+                            td { (rate_bar(mean(&e.2))) }
+                        }
+                    }
+                }
+            }
+        }
     }
 }
 
@@ -457,6 +513,53 @@ mod tests {
         assert!(html.contains("penalty &lt;title&gt;"), "{html}");
         assert!(html[penalty..].starts_with("<code>penalty</code></td><td>penalty &lt;title&gt;<br><small>§4: &quot;print penalty&quot;</small></td><td class=\"num\">0</td><td class=\"num\">1</td><td class=\"num\">1</td>"), "{html}");
         assert!(super::rules_table(&[]).into_string().is_empty());
+    }
+
+    /// A report whose rubric has parts (name, score, max).
+    fn with_parts(parts: &[(&str, f64, f64)]) -> crate::report::Report {
+        let mut r = dialogue(&[]);
+        r.rubric = parts
+            .iter()
+            .map(|(name, score, max)| crate::report::rubric::PartScore {
+                part: name.to_string(),
+                assignment: "solo-10x10".into(),
+                weight: 1.0,
+                clause: format!("{name} <clause>"),
+                score: *score,
+                max_score: *max,
+                checks: 1.0,
+                passed: 0.0,
+            })
+            .collect();
+        r
+    }
+
+    #[test]
+    fn the_rubric_table_gives_each_part_the_class_mean_weakest_first() {
+        let graded = vec![
+            (
+                "a".to_string(),
+                with_parts(&[("hit", 0.0, 10.0), ("main", 20.0, 20.0)]),
+            ),
+            (
+                "b".to_string(),
+                with_parts(&[("hit", 10.0, 10.0), ("main", 20.0, 20.0)]),
+            ),
+        ];
+        let html = super::parts_table(&graded).into_string();
+        let hit = html.find("<code>hit</code>").unwrap();
+        assert!(hit < html.find("<code>main</code>").unwrap(), "{html}");
+        // hit: one of two in full, a mean of 50 %; the clause escaped.
+        assert!(
+            html[hit..].contains("1 of 2") && html[hit..].contains("50 %"),
+            "{html}"
+        );
+        assert!(html.contains("hit &lt;clause&gt;"), "{html}");
+        assert!(
+            super::parts_table(&[("c".to_string(), dialogue(&[]))])
+                .into_string()
+                .is_empty()
+        );
     }
 
     #[test]

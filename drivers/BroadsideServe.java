@@ -251,6 +251,9 @@ public final class Serve {
         /// Closes the game's streams and waits a little for its threads to unwind: whether
         /// none is left, in its group or elsewhere (no thread alive that was not alive
         /// before the game, `before`), so the JVM can play another game.
+        // ThreadGroup.destroy() is deprecated for removal (a no-op from JDK 19), but on the
+        // JDK 17 the courses use it still frees the finished game's group: kept, on purpose.
+        @SuppressWarnings("removal")
         boolean settle(Set<Thread> before) throws InterruptedException {
             out.shut();
             err.shut();

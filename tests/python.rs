@@ -621,3 +621,38 @@ fn a_notebook_mains_crash_quotes_its_cell() {
         "{shown}"
     );
 }
+
+/// One place per assignment (issue 38 item 5): the Python driver's `ASSIGNMENTS` table has a
+/// class for exactly the bundled specs whose language is Python, so a new Python assignment
+/// cannot be bundled without its class, nor a class kept for an assignment that is gone.
+#[test]
+fn the_python_drivers_assignments_are_the_python_specs() {
+    let driver = std::fs::read_to_string("drivers/python_driver.py").unwrap();
+    let table = driver
+        .lines()
+        .find_map(|l| l.strip_prefix("ASSIGNMENTS = {"))
+        .expect("drivers/python_driver.py has an `ASSIGNMENTS = {...}` line");
+    let mut in_driver: Vec<String> = table
+        .split(',')
+        .filter_map(|entry| {
+            Some(
+                entry
+                    .split(':')
+                    .next()?
+                    .trim()
+                    .trim_matches('"')
+                    .to_string(),
+            )
+        })
+        .filter(|id| !id.is_empty() && !id.starts_with('}'))
+        .collect();
+    in_driver.sort();
+    let specs = broadside::spec::SpecSet::builtin();
+    let python: Vec<String> = specs
+        .ids()
+        .into_iter()
+        .filter(|id| specs.get(id).unwrap().language == broadside::spec::Language::Python)
+        .map(String::from)
+        .collect();
+    assert_eq!(in_driver, python);
+}

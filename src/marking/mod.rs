@@ -30,12 +30,14 @@ pub fn mark(scheme: &Scheme, root: &Path, report: &Report, uid: u32) -> Sheet {
         .map(|spec| {
             let measured = match (&spec.kind, &scheme.tests) {
                 (scheme::FigureKind::StudentTests, Some(tests)) => {
-                    pytest::figure(spec, tests, wheat(&scheme.assignment), root, uid)
+                    pytest::figure(spec, tests, scheme::wheat(&scheme.assignment), root, uid)
                 }
                 (scheme::FigureKind::Extension, _) => extension::figure(spec, root, uid),
                 (scheme::FigureKind::Doctests, tests) => measure::doctests(
                     spec,
-                    tests.as_ref().map(|t| (t, wheat(&scheme.assignment))),
+                    tests
+                        .as_ref()
+                        .map(|t| (t, scheme::wheat(&scheme.assignment))),
                     root,
                     uid,
                 ),
@@ -104,16 +106,6 @@ pub fn mark(scheme: &Scheme, root: &Path, report: &Report, uid: u32) -> Sheet {
         criteria,
         caps,
         figures,
-    }
-}
-
-/// The wheat of an assignment's student-tests grading.
-fn wheat(assignment: &str) -> &'static str {
-    match assignment {
-        "solo-10x10" => scheme::SOLO_WHEAT,
-        "colab-6x6" => scheme::COLAB_WHEAT,
-        "move-limit-10x10" => scheme::MOVE_LIMIT_WHEAT,
-        _ => "",
     }
 }
 

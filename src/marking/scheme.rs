@@ -4,49 +4,36 @@
 
 use serde::Deserialize;
 
-/// The bundled marking schemes, `(assignment, scheme file, student-tests file)`.
-pub const BUNDLED: [(&str, &str, Option<&str>); 5] = [
-    (
-        "solo-10x10",
-        include_str!("../../specs/marking/solo-10x10.toml"),
-        Some(include_str!("../../specs/marking/solo-10x10.tests.toml")),
-    ),
-    (
-        "colab-6x6",
-        include_str!("../../specs/marking/colab-6x6.toml"),
-        Some(include_str!("../../specs/marking/colab-6x6.tests.toml")),
-    ),
-    (
-        "move-limit-10x10",
-        include_str!("../../specs/marking/move-limit-10x10.toml"),
-        Some(include_str!(
-            "../../specs/marking/move-limit-10x10.tests.toml"
-        )),
-    ),
-    (
-        "battleboats",
-        include_str!("../../specs/marking/battleboats.toml"),
-        None,
-    ),
-    (
-        "grenades-8x8",
-        include_str!("../../specs/marking/grenades-8x8.toml"),
-        None,
-    ),
-];
+/// The bundled marking schemes, `(assignment, scheme file, student-tests file)`: every
+/// `specs/marking/<id>.toml`, with `<id>.tests.toml` where there is one. Found from the files:
+/// a new assignment's scheme is bundled by adding it there.
+pub fn bundled_files() -> Vec<(String, &'static str, Option<&'static str>)> {
+    let files = crate::spec::builtin_marking_files();
+    files
+        .iter()
+        .filter(|(name, _)| !name.ends_with(".tests.toml"))
+        .filter_map(|(name, text)| {
+            let id = name.strip_suffix(".toml")?;
+            let tests = files
+                .iter()
+                .find(|(n, _)| *n == format!("{id}.tests.toml"))
+                .map(|(_, t)| *t);
+            Some((id.to_string(), *text, tests))
+        })
+        .collect()
+}
 
-/// The wheat of the solo-10x10 student-tests grading: the correct sample, whose behaviour the
-/// samples test pins at full marks.
-pub const SOLO_WHEAT: &str =
-    include_str!("../../fixtures/submissions/solo-10x10/correct/battleships.py");
+include!(concat!(env!("OUT_DIR"), "/wheats.rs"));
 
-/// The wheat of move-limit-10x10's doctests: its correct sample, likewise.
-pub const MOVE_LIMIT_WHEAT: &str =
-    include_str!("../../fixtures/submissions/move-limit-10x10/correct/Battleship.hs");
-
-/// The wheat of colab-6x6's: its correct sample, likewise.
-pub const COLAB_WHEAT: &str =
-    include_str!("../../fixtures/submissions/colab-6x6/correct/battleship.py");
+/// The wheat of an assignment's student-tests grading: its correct sample's module
+/// (`fixtures/submissions/<id>/correct`, found by build.rs from the tests file's `module`),
+/// whose behaviour the samples test pins at full marks. Empty for a scheme without one.
+pub fn wheat(assignment: &str) -> &'static str {
+    WHEATS
+        .iter()
+        .find(|(id, _)| *id == assignment)
+        .map_or("", |(_, text)| text)
+}
 
 /// One assignment's marking scheme.
 #[derive(Debug, Clone, Deserialize)]
@@ -323,8 +310,10 @@ fn check_tests(tests: &TestsSpec) -> Result<(), String> {
 ///
 /// Panics only if a bundled file is broken, which the test `bundled_schemes_load` rules out.
 pub fn bundled(assignment: &str) -> Option<Scheme> {
-    let (_, text, tests) = BUNDLED.iter().find(|(id, _, _)| *id == assignment)?;
-    Some(parse(text, *tests).unwrap_or_else(|e| panic!("bundled marking scheme {assignment}: {e}")))
+    let (_, text, tests) = bundled_files()
+        .into_iter()
+        .find(|(id, _, _)| id == assignment)?;
+    Some(parse(text, tests).unwrap_or_else(|e| panic!("bundled marking scheme {assignment}: {e}")))
 }
 
 /// Parses a scheme and its student-tests file, and checks that it holds together: the
@@ -395,9 +384,18 @@ mod tests {
 
     #[test]
     fn bundled_schemes_load() {
-        for (id, _, _) in BUNDLED {
-            let s = bundled(id).expect("bundled");
+        let files = bundled_files();
+        // One per bundled spec: every assignment has its marking scheme.
+        let specs = crate::spec::SpecSet::builtin();
+        assert_eq!(
+            files.iter().map(|f| f.0.as_str()).collect::<Vec<_>>(),
+            specs.ids()
+        );
+        for (id, _, tests) in files {
+            let s = bundled(&id).expect("bundled");
             assert_eq!(s.assignment, id);
+            // A scheme that grades the student's tests has its wheat, found by build.rs.
+            assert_eq!(tests.is_some(), !wheat(&id).is_empty(), "{id}");
         }
     }
 

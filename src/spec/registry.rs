@@ -24,6 +24,24 @@ pub fn builtin_files() -> Vec<(String, &'static str)> {
     files
 }
 
+/// The bundled marking files (`specs/marking/*.toml`), `(file name, text)`, sorted: each
+/// assignment's scheme `<id>.toml` and, where it grades the student's own tests,
+/// `<id>.tests.toml`. Nothing lists them.
+pub fn builtin_marking_files() -> Vec<(String, &'static str)> {
+    let mut files: Vec<(String, &'static str)> = SPECS
+        .get_dir("marking")
+        .into_iter()
+        .flat_map(|d| d.files())
+        .filter(|f| f.path().extension().is_some_and(|e| e == "toml"))
+        .filter_map(|f| {
+            let name = f.path().file_name()?.to_string_lossy().into_owned();
+            Some((name, f.contents_utf8()?))
+        })
+        .collect();
+    files.sort();
+    files
+}
+
 /// Specs by assignment id.
 #[derive(Debug, Clone, Default)]
 pub struct SpecSet {

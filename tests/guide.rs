@@ -94,3 +94,32 @@ fn every_link_between_the_documents_resolves() {
     }
     assert!(broken.is_empty(), "broken links:\n{}", broken.join("\n"));
 }
+
+/// Every guide page leads back to the guide's index, and a link called "The guide" anywhere
+/// goes there (the guide pages once sent it to the repository's README, which the link check
+/// cannot see: that file exists too).
+#[test]
+fn the_guide_links_lead_to_the_guides_index() {
+    let index = Path::new("docs/guide/README.md").canonicalize().unwrap();
+    let link = regex::Regex::new(r"\[The guide\]\(([^)\s#]+)[^)]*\)").unwrap();
+    let mut wrong = Vec::new();
+    for doc in documents() {
+        let text = std::fs::read_to_string(&doc).unwrap();
+        let dir = doc.parent().unwrap_or(Path::new(""));
+        let targets: Vec<PathBuf> = link.captures_iter(&text).map(|m| dir.join(&m[1])).collect();
+        let in_guide = doc.parent() == Some(Path::new("docs/guide")) && !doc.ends_with("README.md");
+        if in_guide && targets.is_empty() {
+            wrong.push(format!("{}: no [The guide](README.md) link", doc.display()));
+        }
+        for t in targets {
+            if t.canonicalize().ok().as_deref() != Some(index.as_path()) {
+                wrong.push(format!(
+                    "{}: [The guide] points at {}, not docs/guide/README.md",
+                    doc.display(),
+                    t.display()
+                ));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}

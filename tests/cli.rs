@@ -1341,3 +1341,35 @@ fn a_second_battleship_placed_legally_is_ok_for_the_reference_and_a_correct_stud
         assert!(!text.contains("already placed"), "{target}: {text}");
     }
 }
+
+/// `--assignment` with the published scenarios' own folder plays each scenario once, not
+/// twice (once from the binary, once from the path).
+#[test]
+fn a_published_scenario_also_named_by_a_path_is_played_once() {
+    let count = |args: &[&str]| -> u64 {
+        let out = broadside()
+            .args(["run", "--target", "reference", "--format", "json"])
+            .args(args)
+            .output()
+            .unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        v["summary"]["scenarios"].as_u64().unwrap()
+    };
+    let published = count(&["--assignment", "colab-6x6"]);
+    assert!(published > 10);
+    assert_eq!(
+        count(&["--assignment", "colab-6x6", "fixtures/scenarios/colab-6x6"]),
+        published
+    );
+    // A scenario of the course's own beside them is played too.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("extra.toml"),
+        "assignment = \"colab-6x6\"\n[[steps]]\nfire = \"A1\"\nexpect = \"miss\"\n",
+    )
+    .unwrap();
+    assert_eq!(
+        count(&["--assignment", "colab-6x6", dir.path().to_str().unwrap()]),
+        published + 1
+    );
+}

@@ -15,7 +15,8 @@ use std::io::{IsTerminal, Write};
 /// `broadside run`'s arguments.
 #[derive(clap::Args)]
 pub(crate) struct RunArgs {
-    /// Scenario files or folders of them (searched for *.toml); none with --assignment.
+    /// Scenario files or folders of them (searched for *.toml); with --assignment, played
+    /// beside its published ones (a published scenario also named here is played once).
     paths: Vec<Utf8PathBuf>,
     /// Run the published scenarios of this assignment, embedded in broadside (no checkout
     /// needed); `broadside list` shows them.
@@ -141,7 +142,16 @@ pub(crate) fn run(args: RunArgs) -> Result<u8, Error> {
             )));
         }
         match broadside::published::load(id, &specs) {
-            Ok(s) => loaded.scenarios.extend(s),
+            // A published scenario also named by a path (`--assignment solo-10x10
+            // fixtures/scenarios/solo-10x10`) is played once, as the path gives it.
+            Ok(s) => {
+                let given: Vec<&str> = loaded.scenarios.iter().map(|g| &*g.source.text).collect();
+                let new: Vec<_> = s
+                    .into_iter()
+                    .filter(|p| !given.contains(&&*p.source.text))
+                    .collect();
+                loaded.scenarios.extend(new);
+            }
             Err(errors) => loaded.errors.extend(errors),
         }
     }

@@ -610,6 +610,65 @@ fn a_game_in_the_shared_jvm_starts_with_fresh_statics_and_ends_at_system_exit() 
     assert!(!text.contains("IllegalStateException"), "{text}");
 }
 
+#[test]
+fn another_fleet_without_print_is_told_from_its_sinkings_and_charged_once() {
+    common::needs_jdk();
+    // Issue 35 item 10: the four-boats-of-three sample with its `print` command taken away.
+    // The game ends when the program says so, its hits fit no layout of the handout's fleet,
+    // and its sinkings split them into its own boats: `fleet` fails where it is judged, and
+    // the final counts are judged (and right) against those boats, never "not judged" as a
+    // game the program ended with the handout's boats afloat.
+    let dir = tempfile::tempdir().unwrap();
+    let from = std::path::Path::new("fixtures/submissions/battleboats/all-boats-length-three");
+    for f in std::fs::read_dir(from).unwrap().flatten() {
+        std::fs::copy(f.path(), dir.path().join(f.file_name())).unwrap();
+    }
+    let main = dir.path().join("BoatsMain.java");
+    let text = std::fs::read_to_string(&main).unwrap();
+    let changed = text.replacen(
+        "line.equals(\"print\")",
+        "line.equals(\"reveal the board\")",
+        1,
+    );
+    assert_ne!(changed, text);
+    std::fs::write(&main, changed).unwrap();
+    let out = run_java(dir.path(), "fixtures/scenarios/battleboats/dialogue", "1");
+    let r: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let verdict = |file: &str, rule: &str| -> String {
+        let s = r["scenarios"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["path"].as_str().unwrap().ends_with(file))
+            .unwrap();
+        s["rules"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|x| x["rule"] == rule)
+            .map_or("absent".to_string(), |x| {
+                x["verdict"].as_str().unwrap().to_string()
+            })
+    };
+    let report = String::from_utf8_lossy(&out);
+    for file in ["08-expert.toml", "09-full-game.toml"] {
+        assert_eq!(verdict(file, "fleet"), "failed", "{file}: {report}");
+    }
+    for file in [
+        "02-repeated-shots.toml",
+        "08-expert.toml",
+        "09-full-game.toml",
+    ] {
+        assert_eq!(verdict(file, "turns"), "passed", "{file}: {report}");
+        assert_eq!(verdict(file, "shots"), "passed", "{file}: {report}");
+    }
+    assert_eq!(verdict("02-repeated-shots.toml", "fleet"), "absent");
+    assert!(
+        report.contains("4 boats of lengths 3, 3, 3, 3, as its hits and sinkings tell them apart"),
+        "{report}"
+    );
+}
+
 /// Per scenario of a `--format json` report, everything but its timing.
 fn untimed(report: &[u8]) -> Vec<serde_json::Value> {
     let r: serde_json::Value = serde_json::from_slice(report).unwrap();

@@ -11,7 +11,15 @@
 //! game (the layouts of the handout's fleet that fit every hit, miss and sunk), and the
 //! game is judged against the one that fits best. `print` is a rule of its own.
 //!
-//! Judged: `miss` / `hit` / `sunk` (§4), `penalty` for a repeated or off-board shot (§4),
+//! The fleet is a rule of its own too (`fleet`, §3; issue 35 item 10), charged once: where
+//! `print` tells every boat apart with a symbol of its own and they are not the handout's
+//! fleet (four boats of 3, say), or where a program that won its game answered hits and
+//! sinkings that fit no layout of the handout's fleet (every cell not fired on is then
+//! water), the game is judged against the program's own boats: `print`'s, or the boats its
+//! sinkings split its hits into. Where the boats cannot be known (a `print` with one symbol
+//! for every boat, a game not won), the handout's fleet is assumed, as before.
+//!
+//! Judged: `fleet` (§3, where the plan asks for `print` and in expert mode), `miss` / `hit` / `sunk` (§4), `penalty` for a repeated or off-board shot (§4),
 //! the drone's count (§5), the used-up message (§5), refusals of bad power input (§5), the
 //! final turn and cannon-shot counts (§4), and `print` (§7). Not judged: the wording around
 //! them, the board drawn before each turn (its format is free, §4), and what a missile
@@ -30,7 +38,12 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 /// The rules a battleboats dialogue judges.
-pub static RULES: [Rule; 12] = [
+pub static RULES: [Rule; 13] = [
+    Rule {
+        id: "fleet",
+        title: "The board holds the handout's fleet: boats of 5, 4, 3, 3 and 2 in standard mode, the ten boats in expert",
+        clause: "§3: \"For the Standard game mode you will place 5 boats on the board. These boats will have the following lengths: 1 boat of length 5, 1 boat of length 4, 2 boats of length 3, 1 boat of length 2. For the Expert game mode you will place 10 boats ... 2 boats of length 5, 2 boats of length 4, 4 boats of length 3, 2 boat of length 2\"",
+    },
     Rule {
         id: "print",
         title: "`print` shows the whole board, each boat told apart",
@@ -103,8 +116,15 @@ impl DialogueDriver for Driver {
     fn rules(&self) -> &'static [Rule] {
         &RULES
     }
-    fn judged(&self, plan: &Dialogue, _: &Scenario) -> Vec<&'static str> {
+    fn judged(&self, plan: &Dialogue, scenario: &Scenario) -> Vec<&'static str> {
         let mut out = Vec::new();
+        // The fleet is judged once per fleet (issue 35 item 10): where the plan asks for
+        // `print` (the standard game that shows the board), and in expert mode, whose fleet
+        // is another. Every other scenario plays against the boats the program really has,
+        // and charges nothing for them.
+        if scenario.rules.mode == "expert" || plan.moves.iter().any(|m| m.name == "print") {
+            out.push("fleet");
+        }
         for m in &plan.moves {
             out.extend(match m.name.as_str() {
                 "print" => &["print"][..],
@@ -345,6 +365,9 @@ struct Boats {
     col_first: bool,
     /// Whether a shot's mark has been looked for on the program's board yet.
     oriented: bool,
+    /// The boats are the program's own, inferred from its hits and sinkings after the game
+    /// (no `print` showed them, and they are not the handout's fleet).
+    inferred_fleet: bool,
 }
 
 impl Boats {
@@ -377,6 +400,7 @@ impl Boats {
             command_refused: false,
             col_first: false,
             oriented: false,
+            inferred_fleet: false,
         }
     }
 
@@ -537,7 +561,9 @@ impl Boats {
                     &h.text,
                     &["unknown command", "not a command", "invalid option"],
                 )
-                || (grid_like(&h.text, &self.rules).is_none() && asked_again(&menu, &h.text));
+                || (grid_like(&h.text, &self.rules).is_none()
+                    && own_fleet(&h.text, &self.rules).is_none()
+                    && asked_again(&menu, &h.text));
             if !refused {
                 if word != "print" && !self.numbered_menu {
                     self.words.insert("print", word.to_string());
@@ -574,54 +600,116 @@ impl Boats {
             return Ok(());
         };
         self.noise.extend(noise_of(&text));
-        match layout(&text, &self.rules) {
-            Ok(boats) if self.place_belief(&boats) => {
-                self.exact = true;
-                if shares_symbol(&text, &self.rules) {
-                    sheet.fail(
+        let shown = if matches!(layout(&text, &self.rules), Ok(b) if self.place_belief(&b)) {
+            sheet.pass("fleet");
+            true
+        } else {
+            // Each boat told apart, but not the handout's fleet: the program's own boats.
+            own_fleet(&text, &self.rules).is_some_and(|boats| {
+                self.adopt_fleet(&boats, "`print` shows them", at, sheet, talk.tail())
+            })
+        };
+        if shown {
+            self.exact = true;
+            if shares_symbol(&text, &self.rules) {
+                sheet.fail(
                         "print",
                         at,
                         "each boat drawn with a symbol of its own (§7: \"It is important that you differentiate the boats in some way\")",
                         "boats drawn with the same symbol (told apart here only because they do not touch)",
                         talk.tail(),
                     );
-                } else {
-                    sheet.pass("print");
-                }
+            } else {
+                sheet.pass("print");
             }
-            Ok(_) | Err(_) => {
-                let cells = grid_like(&text, &self.rules);
-                let why = match &cells {
-                    Some(c) => format!(
-                        "a board with {} boat cells but no boat told apart from another",
-                        c.len()
-                    ),
-                    None => "no board of the right size".to_string(),
-                };
-                sheet.fail(
-                    "print",
-                    at,
-                    fleet_words(&self.rules).replace(
-                        "(§7)",
-                        "(§7: \"It is important that you differentiate the boats in some way\")",
-                    ),
-                    why,
-                    talk.tail(),
-                );
-                self.conventions.push(
-                    "`print` tells no boat apart: the boats inferred from the program's answers"
-                        .into(),
-                );
-                if let Some(c) = cells
-                    && let Some(layout) = solve(&self.rules, &Knowledge::from_cells(&c)).first()
-                {
-                    self.place_belief(layout);
-                    self.boat_cells = Some(c);
-                }
+        } else {
+            let cells = grid_like(&text, &self.rules);
+            let why = match &cells {
+                Some(c) => format!(
+                    "a board with {} boat cells but no boat told apart from another",
+                    c.len()
+                ),
+                None => "no board of the right size".to_string(),
+            };
+            sheet.fail(
+                "print",
+                at,
+                fleet_words(&self.rules).replace(
+                    "(§7)",
+                    "(§7: \"It is important that you differentiate the boats in some way\")",
+                ),
+                why,
+                talk.tail(),
+            );
+            self.conventions.push(
+                "`print` tells no boat apart: the boats inferred from the program's answers".into(),
+            );
+            if let Some(c) = cells
+                && let Some(layout) = solve(&self.rules, &Knowledge::from_cells(&c)).first()
+            {
+                // As many boat cells as the fleet has, in boats of its lengths.
+                sheet.pass("fleet");
+                self.place_belief(layout);
+                self.boat_cells = Some(c);
             }
         }
         at.board = self.game.render(true);
         Ok(())
+    }
+
+    /// Plays on against the boats the program really has (issue 35 item 10): `boats` were
+    /// told apart as `source` says (`print` shows them, or its answers) and are not the handout's
+    /// fleet. The fleet is charged once, to rule `fleet` (judged where the scenario's plan
+    /// says so), and every other rule is judged against these boats: hits, sinkings,
+    /// penalties, the drone's counts and the final counts. False, with nothing changed,
+    /// when `boats` cannot be a fleet (boats that overlap, or none).
+    fn adopt_fleet(
+        &mut self,
+        boats: &[Vec<Cell>],
+        source: &str,
+        at: &Progress,
+        sheet: &mut Sheet,
+        tail: String,
+    ) -> bool {
+        let mut lengths: Vec<u8> = boats.iter().map(|b| b.len() as u8).collect();
+        lengths.sort_unstable_by(|a, b| b.cmp(a));
+        let fleet = lengths
+            .iter()
+            .enumerate()
+            .map(|(i, &n)| (format!("boat-{}", i + 1), n))
+            .collect();
+        let handout = self.rules.clone();
+        self.rules = Arc::new(handout.with_board_and_fleet(handout.rows, handout.cols, fleet));
+        if boats.is_empty() || !self.place_belief(boats) {
+            self.rules = handout;
+            return false;
+        }
+        let words = |ls: &[u8]| {
+            format!(
+                "{} boats of lengths {}",
+                ls.len(),
+                ls.iter().map(u8::to_string).collect::<Vec<_>>().join(", ")
+            )
+        };
+        let mut want: Vec<u8> = handout.items.iter().map(|i| i.length).collect();
+        want.sort_unstable_by(|a, b| b.cmp(a));
+        sheet.fail(
+            "fleet",
+            at,
+            format!(
+                "the handout's fleet on the {}×{} board: {} (§3)",
+                handout.rows,
+                handout.cols,
+                words(&want)
+            ),
+            format!("{}, as {source}", words(&lengths)),
+            tail,
+        );
+        self.conventions.push(format!(
+            "the program's own fleet ({}, as {source}): charged once to `fleet`, every other rule judged against those boats",
+            words(&lengths)
+        ));
+        true
     }
 
     /// Places `boats` (cells each) in the belief game; false when they are not the fleet.
@@ -1603,12 +1691,54 @@ impl Boats {
                 &self.rules,
                 &knowledge.clone().with_sinkings(self.first_struck()),
             );
-            if strict.is_empty() {
+            let layouts = if strict.is_empty() {
                 solve(&self.rules, &knowledge)
             } else {
                 strict
+            };
+            // A program that said its game was won has no boat left afloat: every cell not
+            // fired on is water in its game, and its boats are the cells it answered hit or
+            // sunk (issue 35 item 10). They fit the handout's fleet, or they are its own.
+            let won = self
+                .end_text
+                .as_deref()
+                .is_some_and(|t| self.game_over_said(t));
+            if self.boat_cells.is_none() && won {
+                let mut whole = knowledge;
+                whole.water.extend(self.unfired());
+                if !solve(&self.rules, &whole).is_empty() {
+                    sheet.pass("fleet");
+                } else {
+                    let tail = self.log.last().map(|d| d.tail.clone()).unwrap_or_default();
+                    let sinkings = whole.with_sinkings(self.first_struck());
+                    if let Some(boats) = own_fleet_from_answers(&self.rules, &sinkings)
+                        && self.adopt_fleet(
+                            &boats,
+                            "its hits and sinkings tell them apart",
+                            at,
+                            sheet,
+                            tail,
+                        )
+                    {
+                        self.exact = true;
+                        self.inferred_fleet = true;
+                        return self.judge_layouts(vec![boats], at, sheet);
+                    }
+                }
             }
+            layouts
         };
+        self.judge_layouts(layouts, at, sheet)
+    }
+
+    /// Judges the record on the best of `layouts` (the one with the fewest failures, then the
+    /// most passes), or says that none fits.
+    fn judge_layouts(
+        &mut self,
+        layouts: Vec<Vec<Vec<Cell>>>,
+        at: &mut Progress,
+        sheet: &mut Sheet,
+    ) -> Result<(), Stop> {
         if layouts.is_empty() {
             for d in self.log.iter().take(1) {
                 at.move_no = d.move_no;
@@ -1628,9 +1758,13 @@ impl Boats {
         for layout in layouts.iter().take(64) {
             let mut s = sheet.clone();
             let mut p = Progress {
-                note: (!self.exact).then(|| {
-                    "the board is the layout of the handout's fleet that best fits the program's own answers (`print` told no boat apart)".to_string()
-                }),
+                note: if self.inferred_fleet {
+                    Some("the board is the program's own boats, told apart by its hits and sinkings (no `print` showed them)".to_string())
+                } else {
+                    (!self.exact).then(|| {
+                        "the board is the layout of the handout's fleet that best fits the program's own answers (`print` told no boat apart)".to_string()
+                    })
+                },
                 ..Progress::default()
             };
             self.replay(layout, &mut p, &mut s);
@@ -2141,6 +2275,68 @@ fn search(
     }
 }
 
+/// The program's own boats, told apart by its answers when they fit no layout of the
+/// handout's fleet (issue 35 item 10): every boat cell it answered hit or sunk, split into
+/// straight boats of two cells or more, each `sunk` on its last cell struck and only there
+/// (`k` holds the sinkings). Asked only after a game the program won, so every boat it had
+/// was struck. Boats that touch end to end may split more than one way (a 3 and a 3 in a
+/// line, fired on in order, fit a 4 and a 2 as well): the simplest fleet is taken, the one
+/// with the fewest different lengths, as students who change the fleet make boats alike.
+/// `None` when the answers split into no such boats.
+fn own_fleet_from_answers(rules: &Rules, k: &Knowledge) -> Option<Vec<Vec<Cell>>> {
+    fn split(
+        rules: &Rules,
+        k: &Knowledge,
+        placed: &mut Vec<Vec<Cell>>,
+        out: &mut Vec<Vec<Vec<Cell>>>,
+        budget: &mut usize,
+    ) {
+        if *budget == 0 || out.len() >= 64 {
+            return;
+        }
+        *budget -= 1;
+        let used: BTreeSet<Cell> = placed.iter().flatten().copied().collect();
+        // The first boat cell not yet in a boat, in row order, is the top or left end of its
+        // boat: every cell before it is placed.
+        let Some(t) = k.boat.iter().find(|c| !used.contains(c)).copied() else {
+            out.push(placed.clone());
+            return;
+        };
+        for horizontal in [true, false] {
+            let mut cells = vec![t];
+            loop {
+                let last = cells[cells.len() - 1];
+                let next = if horizontal {
+                    (last.col + 1 < rules.cols).then(|| Cell {
+                        row: last.row,
+                        col: last.col + 1,
+                    })
+                } else {
+                    (last.row + 1 < rules.rows).then(|| Cell {
+                        row: last.row + 1,
+                        col: last.col,
+                    })
+                };
+                match next {
+                    Some(n) if k.boat.contains(&n) && !used.contains(&n) => cells.push(n),
+                    _ => break,
+                }
+                if k.sinks_fit(&cells) {
+                    placed.push(cells.clone());
+                    split(rules, k, placed, out, budget);
+                    placed.pop();
+                }
+            }
+        }
+    }
+    let mut out = Vec::new();
+    let mut budget = 20_000usize;
+    split(rules, k, &mut Vec::new(), &mut out, &mut budget);
+    out.into_iter()
+        .filter(|boats| !boats.is_empty())
+        .min_by_key(|boats| boats.iter().map(Vec::len).collect::<BTreeSet<_>>().len())
+}
+
 /// The cells of the board in `text` that hold a boat, when it shows a board of the right
 /// size whose commonest symbol is water: every other symbol a boat cell (hits and misses
 /// drawn too are counted as boats only if they are not the water symbol: a board printed
@@ -2559,6 +2755,32 @@ fn fleet_words(rules: &Rules) -> String {
     )
 }
 
+/// The boats `print` showed when they are not the handout's fleet (issue 35 item 10): the
+/// last window of the board's size whose non-water symbols make straight boats of two cells
+/// or more, each drawn with a symbol of its own. Only a board that tells every boat apart
+/// gives the program's own fleet: a symbol shared by boats that touch may hide two boats in
+/// one line, and such a board is read as today (the handout's fleet, inferred).
+fn own_fleet(text: &str, rules: &Rules) -> Option<Vec<Vec<Cell>>> {
+    let (rows, cols) = (usize::from(rules.rows), usize::from(rules.cols));
+    board_windows(text, rows, cols)
+        .iter()
+        .rev()
+        .find_map(|grid| {
+            let boats = boats_in(grid).ok()?;
+            let symbols: BTreeSet<char> = boats
+                .iter()
+                .filter_map(|b| b.first())
+                .map(|c| grid[usize::from(c.row)][usize::from(c.col)])
+                .collect();
+            let cells: usize = boats.iter().map(Vec::len).sum();
+            (!boats.is_empty()
+                && symbols.len() == boats.len()
+                && boats.iter().all(|b| b.len() >= 2)
+                && cells * 2 <= rows * cols)
+                .then_some(boats)
+        })
+}
+
 /// The boats `print` showed: the last window of the board's size in `text` whose non-water
 /// symbols make straight boats of the fleet's lengths (water is the commonest symbol; each
 /// other symbol is one boat, or several that do not touch).
@@ -2827,5 +3049,106 @@ mod tests {
             Some(0)
         );
         assert_eq!(said("Which one? (0-7)", 3), None);
+    }
+
+    /// The standard game's rules (8×8, the handout's five boats).
+    fn standard() -> Arc<Rules> {
+        let specs = crate::spec::SpecSet::builtin();
+        let scenarios = crate::published::load("battleboats", &specs).unwrap();
+        let s = scenarios
+            .iter()
+            .find(|s| s.dialogue.is_some() && s.rules.mode != "expert")
+            .unwrap();
+        s.rules.clone()
+    }
+
+    #[test]
+    fn a_print_of_four_boats_of_three_gives_the_programs_own_fleet() {
+        let rules = standard();
+        let board = "     0  1  2  3  4  5  6  7
+ 0   .  .  .  .  .  .  .  .
+ 1   .  .  2  1  1  1  .  .
+ 2   .  .  2  .  .  .  .  .
+ 3   .  .  2  .  3  .  .  .
+ 4   .  .  .  4  3  .  .  .
+ 5   .  .  .  4  3  .  .  .
+ 6   .  .  .  4  .  .  .  .
+ 7   .  .  .  .  .  .  .  .
+";
+        // Not the handout's fleet: today's reading refuses it.
+        assert!(layout(board, &rules).is_err());
+        let boats = own_fleet(board, &rules).expect("each boat told apart");
+        let mut lengths: Vec<usize> = boats.iter().map(Vec::len).collect();
+        lengths.sort_unstable();
+        assert_eq!(lengths, [3, 3, 3, 3]);
+        let boat_1: Vec<Cell> = (3..6).map(|col| Cell { row: 1, col }).collect();
+        assert!(boats.contains(&boat_1), "{boats:?}");
+        // One symbol for every boat: which cells make which boat is not known, so no fleet
+        // of the program's own is read from it.
+        let same = "B B B - - - - -
+- - - - B B B -
+- - - - - - - -
+B - - - - - - -
+B - - - B - - -
+B - - - B - - -
+- - - - B - - -
+- - - - - - - -
+";
+        assert!(own_fleet(same, &rules).is_none());
+    }
+
+    #[test]
+    fn the_programs_own_boats_are_told_apart_by_its_sinkings() {
+        let rules = standard();
+        // Two boats of three end to end in row 0, fired on left to right: sunk at (0, 2) and
+        // at (0, 5). Only a split into 3 and 3 fits the sinkings.
+        let mut answered = BTreeMap::new();
+        let mut first = BTreeMap::new();
+        for col in 0..6u8 {
+            let word = if col == 2 || col == 5 { "sunk" } else { "hit" };
+            let c = Cell { row: 0, col };
+            answered.insert(c, word);
+            first.insert(c, (usize::from(col), Some(word)));
+        }
+        let k = Knowledge::from_answers(&answered).with_sinkings(first.clone());
+        let boats = own_fleet_from_answers(&rules, &k).expect("a split that fits");
+        assert_eq!(
+            boats.iter().map(Vec::len).collect::<Vec<_>>(),
+            [3, 3],
+            "{boats:?}"
+        );
+        // The handout's fleet fits none of it once every other cell is water.
+        let mut whole = Knowledge::from_answers(&answered);
+        for row in 0..8 {
+            for col in 0..8 {
+                let c = Cell { row, col };
+                if !answered.contains_key(&c) {
+                    whole.water.insert(c);
+                }
+            }
+        }
+        assert!(solve(&rules, &whole).is_empty());
+        // A boat of three across (1, 3)..(1, 5) touching the top of one down (1, 2)..(3, 2),
+        // fired on row by row: a 4 across and a 2 down fit the sinkings too; the fleet of
+        // one length is taken.
+        let order = [(1, 2, "hit"), (1, 3, "hit"), (1, 4, "hit"), (1, 5, "sunk")];
+        let order = order.iter().chain(&[(2, 2, "hit"), (3, 2, "sunk")]);
+        let (mut touching, mut when) = (BTreeMap::new(), BTreeMap::new());
+        for (t, &(row, col, word)) in order.enumerate() {
+            touching.insert(Cell { row, col }, word);
+            when.insert(Cell { row, col }, (t, Some(word)));
+        }
+        let k = Knowledge::from_answers(&touching).with_sinkings(when);
+        let boats = own_fleet_from_answers(&rules, &k).expect("a split that fits");
+        assert_eq!(
+            boats.iter().map(Vec::len).collect::<Vec<_>>(),
+            [3, 3],
+            "{boats:?}"
+        );
+        // A hit the program never follows with a sinking splits into no boats.
+        first.insert(Cell { row: 0, col: 5 }, (5, Some("hit")));
+        answered.insert(Cell { row: 0, col: 5 }, "hit");
+        let k = Knowledge::from_answers(&answered).with_sinkings(first);
+        assert!(own_fleet_from_answers(&rules, &k).is_none());
     }
 }

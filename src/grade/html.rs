@@ -205,9 +205,8 @@ fn rate_bar(rate: f64) -> Markup {
 fn parts_table(graded: &[(String, Report)]) -> Markup {
     // part → (clause, weight, shares earned, full marks)
     let mut parts: BTreeMap<String, (&str, f64, Vec<f64>, usize)> = BTreeMap::new();
-    let mut all = graded.iter().flat_map(|(_, r)| &r.rubric);
-    let first = all.next().map(|p| p.assignment.as_str());
-    let several = all.any(|p| Some(p.assignment.as_str()) != first);
+    let several =
+        crate::report::rubric::spans_assignments(graded.iter().flat_map(|(_, r)| &r.rubric));
     for (_, r) in graded {
         for p in &r.rubric {
             let name = if several {

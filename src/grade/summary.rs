@@ -315,11 +315,8 @@ impl ClassSummary {
 
 /// A report's rubric table as a row's parts, scores rounded to 2 decimals.
 fn part_rows(r: &crate::report::Report) -> Vec<PartRow> {
-    let several = r
-        .rubric
-        .iter()
-        .any(|p| p.assignment != r.rubric[0].assignment);
-    let round2 = |v: f64| (v * 100.0).round() / 100.0;
+    let several = crate::report::rubric::spans_assignments(&r.rubric);
+    let round2 = |v: f64| crate::report::round_to(v, 2);
     r.rubric
         .iter()
         .map(|p| PartRow {

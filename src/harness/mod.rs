@@ -91,21 +91,12 @@ struct Marks {
 impl Marks {
     fn new(scenario: &Scenario) -> Marks {
         let rules = &scenario.rules;
-        let mut order = Vec::new();
-        for step in &scenario.steps {
-            if step.expect.is_some() {
-                order.push((
-                    static_function(rules, &step.action),
-                    step.action.kind().into(),
-                ));
-            }
-            for c in &step.checks {
-                order.push((judged_state(rules, c.key).0, c.key.name().into()));
-            }
-        }
-        for c in &scenario.end {
-            order.push((judged_state(rules, c.key).0, c.key.name().into()));
-        }
+        // Only a rubric charges the checks a fault left unreached.
+        let order = if rules.rubric.is_some() {
+            check_rows(scenario)
+        } else {
+            Vec::new()
+        };
         Marks {
             total: count_checks(scenario),
             passed: 0,
@@ -305,21 +296,14 @@ fn judged_action(
         .event
         .and_then(|e| rules.event(e))
         .map(|r| r.clause.clone());
+    let fallback = static_function(rules, action);
     match action {
-        Action::Query { name, .. } => {
-            let q = rules.query(name);
-            (q.map(|q| q.function.clone()), q.map(|q| q.clause.clone()))
-        }
+        Action::Query { name, .. } => (fallback, rules.query(name).map(|q| q.clause.clone())),
         Action::Probe { name } => {
             let p = rules.probes.iter().find(|p| &p.name == name);
-            (
-                p.map(|p| p.functions.join(", ")),
-                p.map(|p| p.clause.clone()),
-            )
+            (fallback, p.map(|p| p.clause.clone()))
         }
-        Action::RandomLayouts { .. } => {
-            (rules.random_layout.clone(), row.map(|r| r.clause.clone()))
-        }
+        Action::RandomLayouts { .. } => (fallback, row.map(|r| r.clause.clone())),
         _ => {
             // Where the answers part: a hit told from a sinking, or the right word with
             // the wrong detail (the ship a sinking names, `[checks.ship]`).
@@ -330,10 +314,7 @@ fn judged_action(
                 Some(Hit) if wanted(Sunk) => row.and_then(|r| r.sinking.clone()),
                 _ => None,
             };
-            let function = by
-                .map(String::from)
-                .or(named)
-                .or_else(|| row.map(|r| r.function.clone()));
+            let function = by.map(String::from).or(named).or(fallback);
             // The clause of the row that names the function at fault, if it is another's.
             let own = function
                 .as_deref()
@@ -351,6 +332,25 @@ fn judged_action(
             (function, clause)
         }
     }
+}
+
+/// Each check of a step scenario, in order, with the function and kind its `[checks]` row
+/// gives it (see [`Marks::order`]).
+fn check_rows(scenario: &Scenario) -> Vec<(Option<String>, String)> {
+    let rules = &scenario.rules;
+    let state = |c: &Check| (judged_state(rules, c.key).0, c.key.name().to_string());
+    let mut rows = Vec::new();
+    for step in &scenario.steps {
+        if step.expect.is_some() {
+            rows.push((
+                static_function(rules, &step.action),
+                step.action.kind().to_string(),
+            ));
+        }
+        rows.extend(step.checks.iter().map(state));
+    }
+    rows.extend(scenario.end.iter().map(state));
+    rows
 }
 
 /// The student function an action's check judges where no answer says more: a query's or

@@ -18,7 +18,7 @@
 //!
 //! Pure: no process, clock or terminal.
 
-use crate::report::{ScenarioResult, Status};
+use crate::report::{ScenarioResult, Status, round_to};
 use crate::scenario::{Credit, Scenario};
 use crate::spec::rubric::{Part, Rubric};
 use serde::{Deserialize, Serialize};
@@ -120,7 +120,7 @@ pub fn table(parts: &[PartScore]) -> String {
         .map(|p| p.part.chars().count())
         .max()
         .unwrap_or(0);
-    let several = parts.iter().any(|p| p.assignment != parts[0].assignment);
+    let several = spans_assignments(parts);
     let mut out = String::from("score by the handout's functions and rules (the rubric):\n");
     for p in parts {
         let of = if several {
@@ -153,7 +153,15 @@ fn unknown(v: &f64) -> bool {
 }
 
 fn round2(v: f64) -> f64 {
-    (v * 100.0).round() / 100.0
+    round_to(v, 2)
+}
+
+/// Whether `parts` come from several assignments (one run graded them together): each part
+/// is then named with its assignment.
+pub fn spans_assignments<'a>(parts: impl IntoIterator<Item = &'a PartScore>) -> bool {
+    let mut parts = parts.into_iter();
+    let first = parts.next().map(|p| p.assignment.as_str());
+    parts.any(|p| Some(p.assignment.as_str()) != first)
 }
 
 /// Shares each rubric group's grade among its parts and rewrites each result's `score` and
@@ -289,7 +297,7 @@ fn credited(r: &ScenarioResult, s: &Scenario) -> bool {
 }
 
 fn round4(v: f64) -> f64 {
-    (v * 1e4).round() / 1e4
+    round_to(v, 4)
 }
 
 #[cfg(test)]

@@ -1304,3 +1304,77 @@ fn a_setup_question_asked_forever_is_a_game_that_never_started() {
         assert!(text.contains("the game never started"), "{target}: {text}");
     }
 }
+
+/// The classes of a successful compile are kept and found again by the sources' hash: the
+/// same files graded again give the same report from the kept classes (an entry emptied of
+/// the program's classes is what the next run gets), a changed file is a build of its own,
+/// a compile error keeps nothing, and a cache folder other users can write is not used.
+#[test]
+fn a_compile_is_kept_for_the_same_sources_and_an_open_cache_folder_is_not_used() {
+    use std::os::unix::fs::PermissionsExt;
+    common::needs_jdk();
+    let cache = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(cache.path(), std::fs::Permissions::from_mode(0o700)).unwrap();
+    let sources = tempfile::tempdir().unwrap();
+    for f in std::fs::read_dir("fixtures/submissions/battleboats/correct").unwrap() {
+        let f = f.unwrap().path();
+        std::fs::copy(&f, sources.path().join(f.file_name().unwrap())).unwrap();
+    }
+    // Open to other users, as a submission's folder must be when grading runs as root.
+    std::fs::set_permissions(sources.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let run = |cache: &std::path::Path| {
+        let target = format!("java:{}", sources.path().display());
+        broadside()
+            .env("BROADSIDE_BUILD_CACHE", cache)
+            .args(["run", HITS, "--target", &target, "--format", "json"])
+            .output()
+            .unwrap()
+            .stdout
+    };
+    let entries = |dir: &std::path::Path| -> Vec<std::path::PathBuf> {
+        let mut v: Vec<_> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        v.sort();
+        v
+    };
+    let first = run(cache.path());
+    assert_eq!(verdicts(&first, true), verdicts(&run(cache.path()), true));
+    assert!(
+        String::from_utf8_lossy(&first).contains("\"status\": \"passed\""),
+        "{}",
+        String::from_utf8_lossy(&first)
+    );
+    let kept = entries(cache.path());
+    assert_eq!(kept.len(), 1, "{kept:?}");
+    let classes: Vec<String> = entries(&kept[0])
+        .iter()
+        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    assert!(
+        classes.contains(&"BattleBoatsGame.class".to_string()),
+        "{classes:?}"
+    );
+    // The next run takes the kept classes: without the program's, it has no main class.
+    std::fs::remove_file(kept[0].join("BattleBoatsGame.class")).unwrap();
+    let emptied = String::from_utf8_lossy(&run(cache.path())).into_owned();
+    assert!(!emptied.contains("\"status\": \"passed\""), "{emptied}");
+    // A changed file is another build.
+    let game = sources.path().join("BattleBoatsGame.java");
+    let text = std::fs::read_to_string(&game).unwrap();
+    std::fs::write(&game, format!("{text}\n// changed\n")).unwrap();
+    assert_eq!(verdicts(&first, true), verdicts(&run(cache.path()), true));
+    assert_eq!(entries(cache.path()).len(), 2);
+    // A compile error keeps nothing.
+    std::fs::write(&game, format!("{text}\n}}\n")).unwrap();
+    let broken = String::from_utf8_lossy(&run(cache.path())).into_owned();
+    assert!(broken.contains("does not compile"), "{broken}");
+    assert_eq!(entries(cache.path()).len(), 2);
+    // A cache folder others can write is not used.
+    std::fs::write(&game, &text).unwrap();
+    let open = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(open.path(), std::fs::Permissions::from_mode(0o777)).unwrap();
+    assert_eq!(verdicts(&first, true), verdicts(&run(open.path()), true));
+    assert!(entries(open.path()).is_empty());
+}

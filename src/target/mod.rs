@@ -4,6 +4,7 @@
 //! ([`crate::harness::target`], re-exported here with the reference).
 
 pub mod build;
+pub mod build_cache;
 pub mod cgroup;
 pub mod haskell;
 pub mod limits;

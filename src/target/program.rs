@@ -455,49 +455,64 @@ pub fn java_target(
     let jvm = jvm_limits(&limits);
     let javac = javac();
     let jdk_env = jdk_library_path(&javac);
-    let built = super::build::run_contained(&super::build::OneShot {
-        program: &javac,
-        args: &args,
-        cwd: &ws.work,
-        limits: &Limits {
-            cpu_secs: 120,
-            file_size_mib: jvm.file_size_mib.max(64),
-            ..jvm.clone()
-        },
-        uid,
-        jail: jail.as_ref(),
-        env: &jdk_env,
-        timeout: COMPILE_TIMEOUT,
-    })
-    .map_err(|e| {
-        format!(
-            "could not run `{}` to compile java:{path}: {e} (install a JDK: apt-get install openjdk-17-jdk-headless)",
-            javac
-        )
-    })?;
-    if built.timed_out || built.code != Some(0) {
-        let why = if built.timed_out {
+    // The same sources compiled before by this javac: their classes, kept (see
+    // `build_cache`).
+    let mut key = super::build_cache::Key::new("java");
+    key.program(&javac);
+    for a in &args {
+        key.part(a.as_bytes());
+        key.part(&std::fs::read(ws.work.join(a)).unwrap_or_default());
+    }
+    let kept = super::build_cache::fetch(&key, &classes);
+    if kept && limits::running_as_root() {
+        super::workspace::chown_tree(&classes, uid).map_err(ours)?;
+    }
+    if !kept {
+        let built = super::build::run_contained(&super::build::OneShot {
+            program: &javac,
+            args: &args,
+            cwd: &ws.work,
+            limits: &Limits {
+                cpu_secs: 120,
+                file_size_mib: jvm.file_size_mib.max(64),
+                ..jvm.clone()
+            },
+            uid,
+            jail: jail.as_ref(),
+            env: &jdk_env,
+            timeout: COMPILE_TIMEOUT,
+        })
+        .map_err(|e| {
             format!(
-                "javac did not finish within {} s",
-                COMPILE_TIMEOUT.as_secs()
+                "could not run `{}` to compile java:{path}: {e} (install a JDK: apt-get install openjdk-17-jdk-headless)",
+                javac
             )
-        } else if built.code.is_none() {
-            "javac was killed by a signal".to_string()
-        } else {
-            "the program does not compile".to_string()
-        };
-        // Paths as the student knows them: `Main.java:4`, not `src/Main.java:4`.
-        let shown = built
-            .output
-            .replace(&format!("{}/", ws.inside(&ws.work)), "")
-            .lines()
-            .map(|l| l.strip_prefix("src/").unwrap_or(l))
-            .collect::<Vec<_>>()
-            .join("\n");
-        return Ok(Built::Failed(Fault {
-            kind: FaultKind::Setup,
-            message: format!("{why}:\n{}", shown.trim_end()),
-        }));
+        })?;
+        if built.timed_out || built.code != Some(0) {
+            let why = if built.timed_out {
+                format!(
+                    "javac did not finish within {} s",
+                    COMPILE_TIMEOUT.as_secs()
+                )
+            } else if built.code.is_none() {
+                "javac was killed by a signal".to_string()
+            } else {
+                "the program does not compile".to_string()
+            };
+            // Paths as the student knows them: `Main.java:4`, not `src/Main.java:4`.
+            let shown = built
+                .output
+                .replace(&format!("{}/", ws.inside(&ws.work)), "")
+                .lines()
+                .map(|l| l.strip_prefix("src/").unwrap_or(l))
+                .collect::<Vec<_>>()
+                .join("\n");
+            return Ok(Built::Failed(Fault {
+                kind: FaultKind::Setup,
+                message: format!("{why}:\n{}", shown.trim_end()),
+            }));
+        }
+        super::build_cache::keep(&key, &classes);
     }
     // broadside's classes apart from the submission's, which the game server loads afresh
     // for each game.

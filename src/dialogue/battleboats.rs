@@ -2212,28 +2212,43 @@ fn search(
             .all(|c| !used.contains(c) && !k.water.contains(c))
             && k.sinks_fit(cells)
     };
+    // Every straight run of `len` cells on the board, across then down, each in row order of
+    // its first cell; through `through` only, when given (then only the runs that can hold
+    // it are looked at: at most `len` each way).
     let segments = |len: u8, through: Option<Cell>| -> Vec<Vec<Cell>> {
         let mut segs = Vec::new();
         for horizontal in [true, false] {
-            for r in 0..rules.rows {
-                for c in 0..rules.cols {
-                    let cells: Vec<Cell> = (0..len)
-                        .map(|d| {
-                            if horizontal {
-                                (r, c.saturating_add(d))
-                            } else {
-                                (r.saturating_add(d), c)
-                            }
-                        })
-                        .filter(|&(y, x)| y < rules.rows && x < rules.cols)
-                        .map(|(row, col)| Cell { row, col })
-                        .collect();
-                    if cells.len() != usize::from(len) || (len == 1 && !horizontal) {
-                        continue;
-                    }
-                    if through.is_some_and(|t| !cells.contains(&t)) {
-                        continue;
-                    }
+            if len == 1 && !horizontal {
+                continue;
+            }
+            let starts: Vec<(u8, u8)> = match through {
+                Some(t) => (0..len)
+                    .rev()
+                    .filter_map(|d| {
+                        if horizontal {
+                            t.col.checked_sub(d).map(|c| (t.row, c))
+                        } else {
+                            t.row.checked_sub(d).map(|r| (r, t.col))
+                        }
+                    })
+                    .collect(),
+                None => (0..rules.rows)
+                    .flat_map(|r| (0..rules.cols).map(move |c| (r, c)))
+                    .collect(),
+            };
+            for (r, c) in starts {
+                let cells: Vec<Cell> = (0..len)
+                    .map(|d| {
+                        if horizontal {
+                            (r, c.saturating_add(d))
+                        } else {
+                            (r.saturating_add(d), c)
+                        }
+                    })
+                    .filter(|&(y, x)| y < rules.rows && x < rules.cols)
+                    .map(|(row, col)| Cell { row, col })
+                    .collect();
+                if cells.len() == usize::from(len) {
                     segs.push(cells);
                 }
             }

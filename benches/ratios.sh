@@ -36,6 +36,8 @@ if [ "$(id -u)" = 0 ] && [[ "$(readlink -f "$PYTHON")" == /root/* ]] && [ -x /us
     CHILD_PYTHON=/usr/bin/python3
 fi
 export BROADSIDE_PYTHON="$CHILD_PYTHON"
+# Every row compiles what it grades, as a first grading does: no build kept from a round before.
+export BROADSIDE_BUILD_CACHE=off
 
 echo "== building broadside (release)" >&2
 cargo build --release -q >&2

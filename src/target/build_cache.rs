@@ -82,8 +82,8 @@ fn folder() -> Option<PathBuf> {
 }
 
 /// Copies the build kept under `key` into `into` (a folder that exists and is empty);
-/// `false` when there is none, or it could not be copied whole (then `into` is emptied
-/// again and the compile runs).
+/// `false` when there is none, or it could not be copied whole (then what was copied is
+/// removed, `into` itself kept as it was, owner included, and the compile runs).
 pub fn fetch(key: &Key, into: &Path) -> bool {
     let Some(entry) = folder().map(|d| d.join(key.hex())) else {
         return false;
@@ -94,8 +94,14 @@ pub fn fetch(key: &Key, into: &Path) -> bool {
     if copy(&entry, into).is_ok() {
         return true;
     }
-    let _ = std::fs::remove_dir_all(into);
-    let _ = std::fs::create_dir_all(into);
+    for e in std::fs::read_dir(into).into_iter().flatten().flatten() {
+        let path = e.path();
+        let _ = if e.file_type().is_ok_and(|t| t.is_dir()) {
+            std::fs::remove_dir_all(path)
+        } else {
+            std::fs::remove_file(path)
+        };
+    }
     false
 }
 

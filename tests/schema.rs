@@ -42,6 +42,11 @@ fn the_schemas_in_the_repository_are_the_ones_the_types_give() {
 
 #[test]
 fn every_report_and_the_summary_of_a_graded_class_validate() {
+    common::needs(
+        "check-jsonschema",
+        None,
+        "python3 -m pip install check-jsonschema",
+    );
     let out = tempfile::tempdir().unwrap();
     let status = broadside()
         .args([
@@ -100,11 +105,6 @@ fn every_report_and_the_summary_of_a_graded_class_validate() {
 
 /// `check-jsonschema --schemafile SCHEMA FILES…`.
 fn validate(schema: &str, files: &[std::path::PathBuf]) -> std::process::Output {
-    common::needs(
-        "check-jsonschema",
-        None,
-        "python3 -m pip install check-jsonschema",
-    );
     std::process::Command::new("check-jsonschema")
         .args(["--schemafile", schema])
         .args(files)

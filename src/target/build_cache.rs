@@ -128,21 +128,19 @@ pub fn keep(key: &Key, from: &Path) {
     }
 }
 
-/// Copies the class files and folders of `from` into `to`; nothing else (no link, no file
-/// of another kind).
+/// Copies the class files and folders of `from` into `to`, never a link
+/// ([`copy_tree`](super::workspace::copy_tree)); a class file it had to skip (more than one
+/// hard link) fails the copy, so an entry is whole or not used.
 fn copy(from: &Path, to: &Path) -> std::io::Result<()> {
-    for entry in std::fs::read_dir(from)? {
-        let entry = entry?;
-        let kind = entry.file_type()?;
-        let dest = to.join(entry.file_name());
-        if kind.is_dir() {
-            std::fs::create_dir(&dest)?;
-            copy(&entry.path(), &dest)?;
-        } else if kind.is_file() && entry.file_name().to_string_lossy().ends_with(".class") {
-            std::fs::copy(entry.path(), dest)?;
-        }
+    let class =
+        |name: &std::ffi::OsStr, dir: bool| dir || name.to_string_lossy().ends_with(".class");
+    let skipped = super::workspace::copy_tree(from, to, &class)?;
+    match skipped.first() {
+        None => Ok(()),
+        Some(s) => Err(std::io::Error::other(format!(
+            "{s} has more than one hard link"
+        ))),
     }
-    Ok(())
 }
 
 #[cfg(test)]

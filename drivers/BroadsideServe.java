@@ -3,7 +3,8 @@
 //
 //   java ... -cp boot broadside_launch.Serve CLASSES MAIN [ARGS...]
 //
-// It reads one line per game on standard input, `game<TAB>IN<TAB>OUT<TAB>ERR` (three FIFOs
+// It speaks broadside's game-server protocol (specs/protocol.md, "Game servers"). It reads
+// one line per game on standard input, `game<TAB>IN<TAB>OUT<TAB>ERR` (three FIFOs
 // broadside made) and, when the game has one, `<TAB>` its environment as JSON (for Java only
 // the game's seed, which seeds the JDK's randomness as under `Launch`: BroadsideSeed.java),
 // opens them, says `started` on standard output, and runs MAIN's `main` as

@@ -108,9 +108,9 @@ def wait_for_the_game():
 
 
 def serve_games():
-    """The game server (`--serve`), speaking broadside's game-server protocol (see
-    src/dialogue/server.rs): one line per game on standard input, `game<TAB>IN<TAB>OUT<TAB>ERR`
-    and, when the game has one, `<TAB>` its environment as a JSON object; IN, OUT and ERR
+    """The game server (`--serve`), speaking broadside's game-server protocol
+    (specs/protocol.md, "Game servers"): one line per game on standard input,
+    `game<TAB>IN<TAB>OUT<TAB>ERR` and, when the game has one, `<TAB>` its environment as a JSON object; IN, OUT and ERR
     are FIFOs broadside made for the game. For each game it forks; the fork opens the three
     FIFOs as its descriptors 0, 1 and 2, says `started`, and returns to play the game exactly
     as a launcher of its own would (this interpreter has read nothing through sys.stdin and

@@ -5,7 +5,11 @@
 //! core's types, read back by the native worker) and [`Response`] (written by the worker,
 //! read from any driver and validated, each garbled shape a sentence for a `protocol`
 //! fault). Their JSON is pinned by snapshot tests (`tests/protocol.rs`).
+//!
+//! [`game_server`] types the second protocol, the lines between broadside and a game server
+//! that plays a whole program's games one after another.
 
+pub mod game_server;
 mod request;
 mod response;
 

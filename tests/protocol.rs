@@ -6,6 +6,7 @@
 use broadside::engine::{Answer, Outcome, QueryValue};
 use broadside::fault::Fault;
 use broadside::harness::run_scenario;
+use broadside::protocol::game_server::{Begin, Reply, Then};
 use broadside::protocol::{CellValue, ErrorKind, Failure, Field, Request, Response, State};
 use broadside::scenario::{Action, Scenario, Setup};
 use broadside::spec::{Rules, SpecSet, StateKey};
@@ -289,4 +290,99 @@ fn one_answer_of_every_kind_is_pinned_and_reads_back() {
         insta::assert_snapshot!(format!("answer-{name}"), line);
         assert_eq!(Response::from_line(&line), Ok(answer), "{line}");
     }
+}
+
+/// Lines of one kind, by the name of their snapshot.
+type Named<T> = Vec<(&'static str, T)>;
+
+/// One game-server line of every kind, as broadside and the bundled servers say them.
+fn game_server_lines() -> (Named<Begin>, Named<Reply>) {
+    let fifos = |env: BTreeMap<String, String>| Begin {
+        stdin: "/run/broadside/g-7.in".into(),
+        stdout: "/run/broadside/g-7.out".into(),
+        stderr: "/run/broadside/g-7.err".into(),
+        env,
+    };
+    let env = BTreeMap::from([
+        ("BROADSIDE_SEED".to_string(), "42".to_string()),
+        // A tab and a line break inside a value stay inside the JSON.
+        ("NOTE".to_string(), "a\tb\nc".to_string()),
+    ]);
+    let begins = vec![
+        ("game", fifos(BTreeMap::new())),
+        ("game-with-environment", fifos(env)),
+    ];
+    let replies = vec![
+        ("started", Reply::Started),
+        (
+            "end",
+            Reply::End {
+                code: 0,
+                then: Then::Next,
+            },
+        ),
+        (
+            "end-taint",
+            Reply::End {
+                code: 1,
+                then: Then::Taint,
+            },
+        ),
+        (
+            "end-spent",
+            Reply::End {
+                code: -3,
+                then: Then::Spent,
+            },
+        ),
+    ];
+    (begins, replies)
+}
+
+#[test]
+fn one_game_server_line_of_every_kind_is_pinned_and_reads_back() {
+    let (begins, replies) = game_server_lines();
+    for (name, begin) in begins {
+        let line = begin.line().expect("a line");
+        assert!(!line.contains('\n'), "{line}");
+        insta::assert_snapshot!(format!("game-server-{name}"), line);
+        assert_eq!(Begin::parse(&line), Ok(begin), "{line}");
+    }
+    for (name, reply) in replies {
+        let line = reply.line();
+        insta::assert_snapshot!(format!("game-server-reply-{name}"), line);
+        assert_eq!(Reply::parse(&line), Ok(reply), "{line}");
+    }
+}
+
+#[test]
+fn a_line_that_is_not_the_game_servers_is_refused_with_what_was_expected() {
+    for line in [
+        "",
+        "start",
+        "started ",
+        "end",
+        "end x",
+        "end 0 tainted",
+        "end 0 taint spent",
+        "end  0",
+        "end 99999999999",
+    ] {
+        let err = Reply::parse(line).expect_err(line);
+        assert!(err.to_string().contains("expected"), "{err}");
+    }
+    for line in [
+        "game\ta\tb",
+        "play\ta\tb\tc",
+        "game\ta\tb\tc\t[1]",
+        "game\ta\tb\tc\t{\"SEED\": 1}",
+        "game\ta\tb\tc\t{}\textra",
+    ] {
+        assert!(Begin::parse(line).is_err(), "{line:?}");
+    }
+    // A path that would break the line is refused, not sent.
+    let (mut begins, _) = game_server_lines();
+    let (_, mut begin) = begins.remove(0);
+    begin.stdout = "/tmp/a\tb".into();
+    assert!(begin.line().is_err());
 }

@@ -1,6 +1,7 @@
 //! A game server: one process that plays every game of a program, one after the other, so
 //! a submission's nine dialogues pay for one runtime start, not nine (a Java program's:
-//! `drivers/BroadsideServe.java`).
+//! `drivers/BroadsideServe.java`). Its lines are typed in
+//! [`crate::protocol::game_server`] and documented in `specs/protocol.md`, "Game servers".
 //!
 //! The server is contained like every child (limits, user, jail, memory group, its own
 //! process group) and reads one line per game on its standard input naming three FIFOs that
@@ -21,6 +22,7 @@
 //! times out, floods or ends the server itself stops it, and the next game gets a new one.
 
 use super::session::{Shared, Waited, announcement_pipe, ended};
+use crate::protocol::game_server::{Begin, Reply, Then};
 use crate::target::cgroup::MemoryGroup;
 use crate::target::process::{Contained, contained, kill_marked, new_marker};
 use crate::target::procs;
@@ -189,22 +191,15 @@ impl Server {
             drain(fd);
         }
         let inside = &self.plan.fifos_inside;
-        // JSON escapes every tab and newline in a string: the line stays one line of fields.
-        let env = if env.is_empty() {
-            String::new()
-        } else {
-            let told: serde_json::Map<String, serde_json::Value> = env
-                .iter()
-                .map(|(k, v)| (k.clone(), serde_json::Value::String(v.clone())))
-                .collect();
-            format!("\t{}", serde_json::Value::Object(told))
+        let begin = Begin {
+            stdin: format!("{inside}/{name}.in"),
+            stdout: format!("{inside}/{name}.out"),
+            stderr: format!("{inside}/{name}.err"),
+            env: env.iter().cloned().collect(),
         };
-        writeln!(
-            self.control,
-            "game\t{inside}/{name}.in\t{inside}/{name}.out\t{inside}/{name}.err{env}"
-        )
-        .and_then(|()| self.control.flush())
-        .ok()?;
+        writeln!(self.control, "{}", begin.line().ok()?)
+            .and_then(|()| self.control.flush())
+            .ok()?;
         let deadline = Instant::now() + BEGIN;
         // Opening the write end waits for the server to open the read end: without blocking,
         // so a server that died is not waited for.
@@ -223,7 +218,7 @@ impl Server {
         loop {
             let left = deadline.checked_duration_since(Instant::now())?;
             match self.replies.recv_timeout(left) {
-                Ok(line) if line == "started" => break,
+                Ok(line) if Reply::parse(&line) == Ok(Reply::Started) => break,
                 Ok(_) => {}
                 Err(_) => return None,
             }
@@ -259,19 +254,21 @@ impl Server {
         Some(w)
     }
 
+    /// The game's end, if `line` says it ended.
     fn end_of(&mut self, line: &str) -> Option<Waited> {
-        let mut f = line.strip_prefix("end ")?.split(' ');
-        let code = f.next()?.parse().ok()?;
-        match f.next() {
-            Some("taint") => {
+        let Ok(Reply::End { code, then }) = Reply::parse(line) else {
+            return None;
+        };
+        match then {
+            Then::Taint => {
                 self.spent = true;
                 self.tainted = true;
                 self.left = self.group_leftovers();
             }
             // It can play no further game as a fresh process would (its game left files in
             // the server's own `/dev/shm`, or System V IPC objects).
-            Some("spent") => self.spent = true,
-            _ => {}
+            Then::Spent => self.spent = true,
+            Then::Next => {}
         }
         Some(Waited::Exited {
             code: Some(code),

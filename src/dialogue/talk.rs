@@ -3,6 +3,7 @@
 
 use super::read;
 use super::session::{Session, Waited};
+use crate::protocol::game_server::env_json;
 use crate::target::{Fault, FaultKind, Program};
 use std::time::{Duration, Instant};
 
@@ -132,13 +133,10 @@ impl Talk {
                 Some(s) => s,
                 None => Session::start(program, &ahead()).map_err(Stop::Faulted)?,
             };
-            let told: serde_json::Map<String, serde_json::Value> = env
-                .iter()
-                .map(|(k, v)| (k.clone(), serde_json::Value::String(v.clone())))
-                .collect();
+            let told = env_json(&env.iter().cloned().collect());
             // A launcher that died meanwhile has ended, as it would have at once: the game
             // finds it so.
-            let _ = session.send(&serde_json::Value::Object(told).to_string());
+            let _ = session.send(&told);
             if let Ok(next) = Session::start(program, &ahead()) {
                 program.spare.park(Box::new(next));
             }

@@ -60,6 +60,7 @@ impl Notation {
     /// Letters are case-insensitive; letter notations accept any letter (off-board letters
     /// such as `Z1` give off-board cells); pair notations accept `(a, b)`, `a, b` or `a b`.
     /// Errors: a sentence saying what was expected, e.g. ``a letter then a number, like `B3` ``.
+    // A string error: one kind, only shown (the loader makes it a diagnostic at the cell).
     pub fn parse(self, text: &str) -> Result<RawCell, String> {
         let t = text.trim();
         match self {

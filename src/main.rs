@@ -76,6 +76,16 @@ impl Error {
     }
 }
 
+impl From<broadside::grade::GradeError> for Error {
+    fn from(e: broadside::grade::GradeError) -> Error {
+        use broadside::grade::GradeError as G;
+        match e {
+            G::Input(m) => Error::Input(m),
+            G::NotGraded(m) | G::Write(m) => Error::Grader(m),
+        }
+    }
+}
+
 impl From<broadside::target::TargetError> for Error {
     fn from(e: broadside::target::TargetError) -> Error {
         match e {
@@ -253,7 +263,7 @@ fn real_main(cli: Cli) -> Result<u8, Error> {
                 }
                 Ok(exit::PASSED)
             }
-            Err(e) => Err(Error::Input(e)),
+            Err(e) => Err(Error::Input(e.0)),
         },
         Command::Completions { shell } => {
             let mut cli = <Cli as clap::CommandFactory>::command();

@@ -15,7 +15,8 @@ mod response;
 
 pub use request::{FleetItem, GameRules, GameSetup, Glyphs, OPS, Pair, PlacedShip, Request};
 pub use response::{
-    CellValue, ErrorKind, Failure, Field, Layout, Response, State, StruckCell, raw_cell,
+    AnswerError, CellValue, ErrorKind, Failure, Field, Layout, Response, State, StruckCell,
+    raw_cell,
 };
 
 /// The protocol version `hello` announces; a driver must answer with the same.

@@ -64,6 +64,11 @@ fn find(dir: &'static Dir<'static>, path: &str) -> Option<&'static include_dir::
     dir.get_file(path)
 }
 
+/// No published scenario answers to a name: the sentence says why and which names do.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct NotPublished(pub String);
+
 /// The embedded scenario named `name`, as `(path, text)`. `name` is `ASSIGNMENT/NAME` as
 /// reports give it (`colab-6x6/01-handout-example`), a path ending in one
 /// (`fixtures/scenarios/solo-10x10/dialogue/04-played-game.toml`: the assignment is the last
@@ -73,7 +78,7 @@ fn find(dir: &'static Dir<'static>, path: &str) -> Option<&'static include_dir::
 /// Errors: a `NAME` that several assignments publish (each `ASSIGNMENT/NAME` is listed, none
 /// is guessed); a `NAME` none publishes (the names that contain it, if any); an unknown
 /// assignment (which exist); an unknown name for an assignment (its names).
-pub fn show(name: &str) -> Result<(String, &'static str), String> {
+pub fn show(name: &str) -> Result<(String, &'static str), NotPublished> {
     let name = name.trim_end_matches(".toml");
     let Some((folders, stem)) = name.rsplit_once('/') else {
         return unqualified(name);
@@ -85,10 +90,10 @@ pub fn show(name: &str) -> Result<(String, &'static str), String> {
         .unwrap_or_else(|| folders.split('/').next().unwrap_or(folders));
     let files = files(assignment);
     if files.is_empty() {
-        return Err(format!(
+        return Err(NotPublished(format!(
             "no published scenarios for `{assignment}`; expected one of: {}",
             known.join(", ")
-        ));
+        )));
     }
     let wanted = format!("{assignment}/{stem}");
     let found = files.iter().find(|(path, _)| {
@@ -97,15 +102,15 @@ pub fn show(name: &str) -> Result<(String, &'static str), String> {
     });
     match found {
         Some((path, text)) => Ok((path.clone(), text)),
-        None => Err(format!(
+        None => Err(NotPublished(format!(
             "no published scenario `{wanted}`; {assignment} has: {}",
             names(assignment).join(", ")
-        )),
+        ))),
     }
 }
 
 /// [`show`] of a `NAME` without its assignment.
-fn unqualified(stem: &str) -> Result<(String, &'static str), String> {
+fn unqualified(stem: &str) -> Result<(String, &'static str), NotPublished> {
     let all: Vec<String> = assignments().iter().flat_map(|a| names(a)).collect();
     let exact: Vec<&String> = all
         .iter()
@@ -126,18 +131,18 @@ fn unqualified(stem: &str) -> Result<(String, &'static str), String> {
             } else {
                 format!("; did you mean {}?", near.join(", "))
             };
-            Err(format!(
+            Err(NotPublished(format!(
                 "no published scenario is named `{stem}`; expected ASSIGNMENT/NAME, e.g. colab-6x6/01-handout-example{hint}"
-            ))
+            )))
         }
-        several => Err(format!(
+        several => Err(NotPublished(format!(
             "`{stem}` is published by several assignments; name one as ASSIGNMENT/NAME: {}",
             several
                 .iter()
                 .map(|n| n.as_str())
                 .collect::<Vec<_>>()
                 .join(", ")
-        )),
+        ))),
     }
 }
 

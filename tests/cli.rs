@@ -1005,6 +1005,26 @@ fn shell_completions_load_in_bash_and_the_man_page_lists_every_command() {
 }
 
 #[test]
+fn a_java_compiler_that_cannot_run_is_the_graders_error_not_the_inputs() {
+    // A missing JDK was once exit 2 (bad input) through a default conversion; it is
+    // broadside's side, as a missing Python interpreter is.
+    let out = broadside()
+        .env("BROADSIDE_JAVAC", "/nonexistent/javac")
+        .env("BROADSIDE_BUILD_CACHE", "off")
+        .args([
+            "run",
+            "fixtures/scenarios/battleboats/dialogue/01-hits-and-sinking.toml",
+            "--target",
+            "java:fixtures/submissions/battleboats/correct",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("install a JDK"), "{err}");
+}
+
+#[test]
 fn a_python_that_cannot_run_stops_run_and_grade_and_scores_nobody() {
     // broadside's own interpreter missing is broadside's failure (exit 3): no student gets
     // a crash.

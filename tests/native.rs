@@ -236,12 +236,12 @@ fn a_prebuilt_library_is_graded_as_it_is() {
 
 #[test]
 fn a_missing_path_is_an_error_of_the_run_not_of_the_student() {
-    let Err(e) = native::target(
+    let Err(broadside::target::TargetError::Input(e)) = native::target(
         camino::Utf8Path::new("no/such/submission"),
         Path::new(WORKER),
         limits(),
     ) else {
-        panic!("a missing submission must be refused");
+        panic!("a missing submission must be refused as the input's error");
     };
     assert!(e.contains("no/such/submission"), "{e}");
 }

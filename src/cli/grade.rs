@@ -5,8 +5,8 @@ use super::limits::LimitArgs;
 use super::{joined, plural};
 use crate::{Error, exit};
 use broadside::grade::{
-    ClassSummary, Graded, Plan, Progress, Shard, Submission, Written, discover, read_graded,
-    write_atomic,
+    ClassSummary, GradeError, Graded, Plan, Progress, Shard, Submission, Written, discover,
+    read_graded, write_atomic,
 };
 use broadside::load;
 use camino::{Utf8Path, Utf8PathBuf};
@@ -102,6 +102,7 @@ fn marking_scheme(
 }
 
 /// `--stop-grace`: 0 to 3600 seconds.
+// A string error: a clap value parser's, shown by clap as the flag's error.
 fn grace_secs(s: &str) -> Result<f64, String> {
     match s.parse::<f64>() {
         Ok(v) if (0.0..=3600.0).contains(&v) => Ok(v),
@@ -126,7 +127,7 @@ pub fn grade(args: GradeArgs) -> Result<u8, Error> {
         .parse()
         .map_err(|e: String| Error::Input(format!("--target: {e}")))?;
     check_out_folder(&args.out, &args.submissions, &args.suites)?;
-    let mut submissions = discover(&args.submissions).map_err(Error::Input)?;
+    let mut submissions = discover(&args.submissions)?;
     // The links to folders whose names are not UTF-8 go when grading ends, however it ends.
     let _aliases = scopeguard(broadside::grade::drop_aliases);
     if let Some(s) = submissions
@@ -183,7 +184,7 @@ pub fn grade(args: GradeArgs) -> Result<u8, Error> {
         if let Some(tests) = scheme.tests.as_mut() {
             tests.python_packages = limits.python_packages.clone();
         }
-        broadside::marking::check_tools(&scheme, users.base).map_err(Error::Grader)?;
+        broadside::marking::check_tools(&scheme, users.base).map_err(|e| Error::Grader(e.0))?;
         Some(scheme)
     } else {
         None
@@ -222,9 +223,9 @@ pub fn grade(args: GradeArgs) -> Result<u8, Error> {
         let spec = template.replace("{}", &path);
         let uid = users.base + u32::try_from(slot).unwrap_or(0);
         // Either way the submission is not graded (listed with why, retried by --resume).
-        let spec: broadside::target::TargetSpec = spec.parse()?;
-        let mut target =
-            broadside::target::from_spec(&spec, limits.clone(), uid).map_err(|e| e.to_string())?;
+        let spec: broadside::target::TargetSpec = spec.parse().map_err(GradeError::NotGraded)?;
+        let mut target = broadside::target::from_spec(&spec, limits.clone(), uid)
+            .map_err(|e| GradeError::NotGraded(e.to_string()))?;
         if let Some(sink) = &transcripts {
             target.keep_transcripts(&sink.for_submission(&sub.id));
         }
@@ -276,8 +277,7 @@ pub fn grade(args: GradeArgs) -> Result<u8, Error> {
         args.shard.map(|s| s.to_string()),
         &graded,
         not_graded,
-    )
-    .map_err(Error::Input)?;
+    )?;
     let html = args.formats.contains(&Written::Html);
     write_summary(&args.out, &summary, html.then_some(graded.as_slice()))?;
     let mut err = anstream::stderr();
@@ -531,7 +531,7 @@ fn write_summary(
     graded: Option<&[(String, broadside::report::Report)]>,
 ) -> Result<(), Error> {
     // A summary that cannot be written is broadside's side (exit 3).
-    let own = |e: String| Error::Grader(format!("failed to write the summary: {e}"));
+    let own = |e: GradeError| Error::Grader(format!("failed to write the summary: {e}"));
     write_atomic(&out.join("summary.json"), &summary.to_json()).map_err(own)?;
     write_atomic(&out.join("summary.csv"), &summary.to_csv()).map_err(own)?;
     let file = out.join(CLASS_REPORT);
@@ -610,7 +610,7 @@ impl Reporter {
 }
 
 impl Progress for Reporter {
-    fn finished(&self, graded: &Result<Graded, String>) {
+    fn finished(&self, graded: &Result<Graded, GradeError>) {
         let n = self.done.fetch_add(1, Ordering::SeqCst) + 1;
         let line = match graded {
             Ok(g) => {
@@ -654,7 +654,7 @@ impl Progress for Reporter {
             }
             Err(e) => {
                 self.failing.fetch_add(1, Ordering::SeqCst);
-                format!("error: {}", printable(e))
+                format!("error: {}", printable(&e.to_string()))
             }
         };
         match &self.bar {
@@ -695,7 +695,7 @@ pub fn merge(shards: &[Utf8PathBuf], out: &Utf8Path) -> Result<u8, Error> {
         };
         title = title.or(summary.title.clone());
         if let Some(s) = &summary.shard {
-            seen_shards.push(s.parse().map_err(Error::Input)?);
+            seen_shards.push(s.parse()?);
         }
         if !summary.not_graded.is_empty() {
             return Err(Error::Input(format!(
@@ -705,7 +705,7 @@ pub fn merge(shards: &[Utf8PathBuf], out: &Utf8Path) -> Result<u8, Error> {
             )));
         }
         let ids: Vec<String> = summary.submissions.iter().map(|r| r.id.clone()).collect();
-        let reports = read_graded(dir, &ids).map_err(Error::Input)?;
+        let reports = read_graded(dir, &ids)?;
         for (id, report) in reports {
             if shards.iter().filter(|s| *s == dir).count() > 1 {
                 return Err(Error::Input(format!("{dir} is given more than once")));
@@ -729,7 +729,7 @@ pub fn merge(shards: &[Utf8PathBuf], out: &Utf8Path) -> Result<u8, Error> {
             "--out {out} is one of the shards; write the merged summary elsewhere"
         )));
     }
-    let summary = ClassSummary::build(title, None, &all, Vec::new()).map_err(Error::Input)?;
+    let summary = ClassSummary::build(title, None, &all, Vec::new())?;
     std::fs::create_dir_all(out)
         .map_err(|e| Error::input(format_args!("failed to create {out}"), &e))?;
     // The merged folder has a class report when the shards were graded with one.

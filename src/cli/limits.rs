@@ -42,6 +42,8 @@ pub(crate) fn in_range((lo, hi): (u64, u64)) -> clap::builder::RangedU64ValuePar
 }
 
 /// Seconds in `ranges::SUBMISSION_SECS`.
+// A string error, here and in the two below: a clap value parser's, shown by clap as the
+// flag's error.
 pub(crate) fn submission_secs(s: &str) -> Result<f64, String> {
     secs_in(s, ranges::SUBMISSION_SECS)
 }
@@ -121,7 +123,7 @@ pub(crate) fn provide_python_packages(
     if !python || allowed.is_empty() {
         return Ok(());
     }
-    let provided = broadside::target::packages::provide(&allowed).map_err(crate::Error::Grader)?;
+    let provided = broadside::target::packages::provide(&allowed)?;
     limits.python_packages = Some(std::sync::Arc::new(provided));
     Ok(())
 }

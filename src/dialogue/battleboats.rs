@@ -2852,6 +2852,7 @@ fn shares_symbol(text: &str, rules: &Rules) -> bool {
 
 /// The boats of one grid: water is the commonest symbol; every other symbol's cells split
 /// into 4-connected groups, each a straight line.
+// A string error: one kind, only shown (the evidence of a rule not observed).
 fn boats_in(grid: &[Vec<char>]) -> Result<Vec<Vec<Cell>>, String> {
     let mut counts = std::collections::BTreeMap::new();
     for row in grid {

@@ -349,7 +349,7 @@ fn live(
 ) -> Result<(), Stop> {
     let rules = scenario.rules.clone();
     let layout = random_layout(&rules, plan.seed)
-        .map_err(|e| Stop::diverged("plan", "a layout for the human", e))?;
+        .map_err(|e| Stop::diverged("plan", "a layout for the human", e.to_string()))?;
     let human_items: Vec<usize> = (0..rules.items.len())
         .filter(|&i| rules.items[i].owner == HUMAN)
         .collect();

@@ -139,7 +139,7 @@ fn play(
         Err(e) => {
             return Played {
                 talk: None,
-                outcome: Err(Stop::diverged("plan", "a fleet for main()", e)),
+                outcome: Err(Stop::diverged("plan", "a fleet for main()", e.to_string())),
             };
         }
     };

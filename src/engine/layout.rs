@@ -25,6 +25,19 @@ pub fn line_cells(rows: u8, cols: u8, at: RawCell, dir: Dir, length: u8) -> Opti
         .collect()
 }
 
+/// Why a fleet cannot be laid out as asked: a sentence for a report or a spec's loader.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LayoutError {
+    /// No legal layout of the fleet was found on the board ([`random_layout`]): the spec's
+    /// fleet does not fit under its placement rule, which its loader refuses.
+    #[error("{0}")]
+    DoesNotFit(String),
+    /// A layout a student's code produced is not the fleet in a legal arrangement
+    /// ([`check_layout`]): the student's, `rejected` with this sentence.
+    #[error("{0}")]
+    Illegal(String),
+}
+
 /// How many placements the layout search may try before giving up.
 const SEARCH_BUDGET: usize = 200_000;
 
@@ -34,7 +47,7 @@ const SEARCH_BUDGET: usize = 200_000;
 /// Returns the cells of each item, indexed like `rules.items`. The search tries every legal
 /// position of each item in random order, backtracking on dead ends, and stops after a
 /// fixed budget of tries, so it never loops unboundedly. Errors: the fleet does not fit.
-pub fn random_layout(rules: &Arc<Rules>, seed: u64) -> Result<Vec<Vec<Cell>>, String> {
+pub fn random_layout(rules: &Arc<Rules>, seed: u64) -> Result<Vec<Vec<Cell>>, LayoutError> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     // Longest first: the hardest to fit go in while the board is emptiest.
     let mut order: Vec<usize> = (0..rules.items.len()).collect();
@@ -49,10 +62,10 @@ pub fn random_layout(rules: &Arc<Rules>, seed: u64) -> Result<Vec<Vec<Cell>>, St
             .map(|(i, _)| game.item_cells(i).to_vec())
             .collect())
     } else {
-        Err(format!(
+        Err(LayoutError::DoesNotFit(format!(
             "no legal layout of the {} fleet found on the {}×{} board",
             rules.id, rules.rows, rules.cols
-        ))
+        )))
     }
 }
 
@@ -98,7 +111,7 @@ fn place_from(game: &mut Game, order: &[usize], rng: &mut ChaCha8Rng, budget: &m
 ///
 /// `ships` is one list of cells per ship, in any order. Errors: a sentence naming what is
 /// wrong (a missing or extra ship, a bent ship, two ships touching), for the report.
-pub fn check_layout(rules: &Arc<Rules>, ships: &[Vec<Cell>]) -> Result<(), String> {
+pub fn check_layout(rules: &Arc<Rules>, ships: &[Vec<Cell>]) -> Result<(), LayoutError> {
     let mut want: Vec<u8> = rules
         .items
         .iter()
@@ -112,9 +125,9 @@ pub fn check_layout(rules: &Arc<Rules>, ships: &[Vec<Cell>]) -> Result<(), Strin
     want.sort_unstable();
     got.sort_unstable();
     if want != got {
-        return Err(format!(
+        return Err(LayoutError::Illegal(format!(
             "the fleet has ships of lengths {got:?}; expected {want:?}"
-        ));
+        )));
     }
     // Place the longest first into the item of that length, so names line up with lengths.
     let mut free: Vec<usize> = (0..rules.items.len())
@@ -132,11 +145,11 @@ pub fn check_layout(rules: &Arc<Rules>, ships: &[Vec<Cell>]) -> Result<(), Strin
                 .iter()
                 .map(|c| rules.notation.format(RawCell::from(*c)))
                 .collect();
-            return Err(format!(
+            return Err(LayoutError::Illegal(format!(
                 "the ship on {} {}",
                 shown.join(" "),
                 e.describe(rules)
-            ));
+            )));
         }
     }
     Ok(())

@@ -12,5 +12,5 @@ mod render;
 
 pub use cellset::CellSet;
 pub use game::{Answer, Axis, Dir, End, Game, PlaceError, QueryValue, Shot};
-pub use layout::{check_layout, line_cells, random_layout};
+pub use layout::{LayoutError, check_layout, line_cells, random_layout};
 pub use outcome::{Event, Outcome};

@@ -135,14 +135,19 @@ impl Kind {
     }
 }
 
-/// Loads a generated scenario's text. Errors: the loader's diagnostics, one line each.
-pub fn load_text(text: &str, path: &str, specs: &SpecSet) -> Result<Scenario, String> {
+/// Loads a generated scenario's text.
+///
+/// Errors: [`FuzzError::Internal`] with the loader's diagnostics, `; ` between them: broadside
+/// wrote a scenario it cannot load.
+pub fn load_text(text: &str, path: &str, specs: &SpecSet) -> Result<Scenario, FuzzError> {
     crate::scenario::parse(&Source::new(path, text), specs).map_err(|errors| {
-        errors
-            .iter()
-            .map(|d| d.to_string())
-            .collect::<Vec<_>>()
-            .join("; ")
+        FuzzError::Internal(
+            errors
+                .iter()
+                .map(|d| d.to_string())
+                .collect::<Vec<_>>()
+                .join("; "),
+        )
     })
 }
 
@@ -319,8 +324,10 @@ pub fn fuzz_until(
     };
     let text = scenario_text(&plan, &rules, with_mode, Some(&from))
         .expect("a diverging plan has something to check");
-    let scenario = load_text(&text, "fuzz-counterexample.toml", specs)
-        .map_err(|e| FuzzError::Internal(format!("{e}\n{text}")))?;
+    let scenario = load_text(&text, "fuzz-counterexample.toml", specs).map_err(|e| match e {
+        FuzzError::Internal(why) => FuzzError::Internal(format!("{why}\n{text}")),
+        other => other,
+    })?;
     let target = target.into_inner();
     let result = run_scenario(&scenario, target);
     if result.status == Status::NotGraded {

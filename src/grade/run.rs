@@ -1,6 +1,7 @@
 //! The grading loop: submissions in parallel (rayon), each report written the moment it is
 //! done, atomically, so an interrupted run keeps every report already written.
 
+use super::GradeError;
 use super::Submission;
 use crate::harness::{millis, run_submission};
 use crate::report::{
@@ -66,14 +67,15 @@ pub struct Graded {
 /// Hears about each submission as it finishes (a progress bar, log lines). Called from the
 /// grading threads.
 pub trait Progress: Sync {
-    fn finished(&self, graded: &Result<Graded, String>);
+    fn finished(&self, graded: &Result<Graded, GradeError>);
 }
 
 /// Builds a target for a submission; `slot` is the grading thread's index (0-based, below
 /// `jobs`), so each slot can run its children as a user of its own. An error is the grader's
 /// (no compiler, an unreadable folder): the submission is left ungraded. A submission's own
 /// failure to build is a target whose scenarios fail at setup, not an error.
-pub type MakeTarget<'a> = dyn Fn(&Submission, usize) -> Result<Box<dyn Target>, String> + Sync + 'a;
+pub type MakeTarget<'a> =
+    dyn Fn(&Submission, usize) -> Result<Box<dyn Target>, GradeError> + Sync + 'a;
 
 /// Grades every submission of `plan` with `jobs` threads, writing each one's files as soon as
 /// it is done. Returns one entry per submission in order: `None` for those not started
@@ -85,7 +87,7 @@ pub fn grade(
     plan: &Plan<'_>,
     make: &MakeTarget<'_>,
     progress: &dyn Progress,
-) -> Vec<Option<Result<Graded, String>>> {
+) -> Vec<Option<Result<Graded, GradeError>>> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(plan.jobs.max(1))
         .thread_name(|i| format!("broadside-grade-{i}"))
@@ -115,7 +117,7 @@ fn grade_one(
     digest: &str,
     make: &MakeTarget<'_>,
     sub: &Submission,
-) -> Option<Result<Graded, String>> {
+) -> Option<Result<Graded, GradeError>> {
     let dir = plan.out.join(&sub.id);
     if plan.resume
         && let Some(report) = already_graded(&dir, digest, &plan.formats, &sub.folder)
@@ -143,7 +145,7 @@ fn grade_one(
     // read): the submission is left ungraded, to be retried with --resume, never charged.
     let mut target = match make(sub, slot) {
         Ok(t) => t,
-        Err(e) => return Some(Err(format!("{}: {e}", sub.id))),
+        Err(e) => return Some(Err(GradeError::NotGraded(format!("{}: {e}", sub.id)))),
     };
     let (results, mut faults) =
         run_submission(plan.scenarios, target.as_mut(), &mut crate::harness::Quiet);
@@ -165,7 +167,7 @@ fn grade_one(
     // broadside's own side failed in a scenario: no grade, nothing written; retried with
     // --resume.
     if let Some(e) = report.not_graded() {
-        return Some(Err(format!("{}: {e}", sub.id)));
+        return Some(Err(GradeError::NotGraded(format!("{}: {e}", sub.id))));
     }
     if let Some(scheme) = plan.marking {
         let uid = user.unwrap_or(crate::target::limits::NOBODY);
@@ -254,8 +256,9 @@ pub fn write_reports(
     report: &Report,
     formats: &[Written],
     hidden: HiddenResults,
-) -> Result<(), String> {
-    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {dir}: {e}"))?;
+) -> Result<(), GradeError> {
+    std::fs::create_dir_all(dir)
+        .map_err(|e| GradeError::Write(format!("cannot create {dir}: {e}")))?;
     for f in formats {
         let Some(name) = file_name(*f) else { continue };
         let text = match f {
@@ -285,11 +288,11 @@ pub fn write_reports(
 /// file is either complete or absent.
 ///
 /// Errors: the folder is not writable, or the disk is full (the message names the file).
-pub fn write_atomic(path: &Utf8Path, text: &str) -> Result<(), String> {
+pub fn write_atomic(path: &Utf8Path, text: &str) -> Result<(), GradeError> {
     use std::io::Write;
     use std::os::unix::fs::PermissionsExt;
     let dir = path.parent().unwrap_or(Utf8Path::new("."));
-    let fail = |e: std::io::Error| format!("cannot write {path}: {e}");
+    let fail = |e: std::io::Error| GradeError::Write(format!("cannot write {path}: {e}"));
     let mut tmp = tempfile::Builder::new()
         .prefix(".broadside-")
         .tempfile_in(dir)

@@ -1,5 +1,6 @@
 //! Finding the submissions of a class and choosing a shard of them.
 
+use super::GradeError;
 use camino::{Utf8Path, Utf8PathBuf};
 use std::str::FromStr;
 
@@ -31,13 +32,15 @@ pub struct Submission {
 /// 0xff; `Alice` and `alice`) get distinct ids, see [`ids`].
 ///
 /// Errors: `dir` is not a readable folder.
-pub fn discover(dir: &Utf8Path) -> Result<Vec<Submission>, String> {
+pub fn discover(dir: &Utf8Path) -> Result<Vec<Submission>, GradeError> {
     use std::os::unix::ffi::OsStrExt;
     let entries = std::fs::read_dir(dir)
-        .map_err(|e| format!("cannot read the submissions folder {dir}: {e}"))?;
+        .map_err(|e| GradeError::Input(format!("cannot read the submissions folder {dir}: {e}")))?;
     let mut found = Vec::new();
     for entry in entries {
-        let entry = entry.map_err(|e| format!("cannot read the submissions folder {dir}: {e}"))?;
+        let entry = entry.map_err(|e| {
+            GradeError::Input(format!("cannot read the submissions folder {dir}: {e}"))
+        })?;
         let name = entry.file_name();
         // Hidden folders and the folder macOS archivers add are not submissions.
         if name.as_bytes().starts_with(b".") || name == "__MACOSX" || !entry.path().is_dir() {
@@ -133,9 +136,12 @@ fn spell(name: &[u8], double_backslash: bool) -> String {
 static ALIASES: std::sync::Mutex<Vec<tempfile::TempDir>> = std::sync::Mutex::new(Vec::new());
 
 /// A link named `id` to `target`, in a temporary folder of this run.
-fn alias(target: &std::path::Path, id: &str) -> Result<Utf8PathBuf, String> {
-    let fail =
-        |e: std::io::Error| format!("cannot link the submission {id} under a UTF-8 name: {e}");
+fn alias(target: &std::path::Path, id: &str) -> Result<Utf8PathBuf, GradeError> {
+    let fail = |e: std::io::Error| {
+        GradeError::Input(format!(
+            "cannot link the submission {id} under a UTF-8 name: {e}"
+        ))
+    };
     let mut held = ALIASES.lock().unwrap_or_else(|p| p.into_inner());
     if held.is_empty() {
         held.push(
@@ -147,8 +153,9 @@ fn alias(target: &std::path::Path, id: &str) -> Result<Utf8PathBuf, String> {
     }
     let link = held[0].path().join(id);
     std::os::unix::fs::symlink(target, &link).map_err(fail)?;
-    Utf8PathBuf::from_path_buf(link)
-        .map_err(|p| format!("the temporary folder {} is not UTF-8", p.display()))
+    Utf8PathBuf::from_path_buf(link).map_err(|p| {
+        GradeError::Input(format!("the temporary folder {} is not UTF-8", p.display()))
+    })
 }
 
 /// Removes the links [`discover`] made for names that are not UTF-8 (after grading).
@@ -242,7 +249,7 @@ impl Shard {
     pub fn from_env(
         count: Option<usize>,
         env: impl Fn(&str) -> Option<String>,
-    ) -> Result<Shard, String> {
+    ) -> Result<Shard, GradeError> {
         let names: Vec<String> = SHARD_ENGINES
             .iter()
             .map(|(engine, var, _, _)| format!("{var} ({engine})"))
@@ -251,16 +258,18 @@ impl Shard {
             .iter()
             .find(|(_, var, _, _)| env(var).is_some_and(|v| !v.trim().is_empty()))
         else {
-            return Err(format!(
+            return Err(GradeError::Input(format!(
                 "--shard auto: this job's index is in none of {}; give the shard as K/N, e.g. --shard ${{{{ matrix.shard }}}}/4 in a GitHub Actions matrix",
                 names.join(", ")
-            ));
+            )));
         };
-        let number = |name: &str| -> Result<usize, String> {
+        let number = |name: &str| -> Result<usize, GradeError> {
             let v = env(name).unwrap_or_default();
-            v.trim()
-                .parse()
-                .map_err(|_| format!("--shard auto: {name}={v:?} ({engine}) is not a whole number"))
+            v.trim().parse().map_err(|_| {
+                GradeError::Input(format!(
+                    "--shard auto: {name}={v:?} ({engine}) is not a whole number"
+                ))
+            })
         };
         let raw = number(var)?;
         let index = if *var == "SLURM_ARRAY_TASK_ID" {
@@ -280,44 +289,49 @@ impl Shard {
         };
         let count = match (count, from_engine) {
             (Some(n), Some(m)) if n != m => {
-                return Err(format!(
+                return Err(GradeError::Input(format!(
                     "--shard auto/{n}: {engine} runs {m} jobs ({}={m}); give --shard auto",
                     total.unwrap_or_default()
-                ));
+                )));
             }
             (Some(n), _) | (None, Some(n)) => n,
             (None, None) => {
-                return Err(format!(
+                return Err(GradeError::Input(format!(
                     "--shard auto: {engine} does not say how many jobs there are; give it as --shard auto/N"
-                ));
+                )));
             }
         };
         match index {
             Some(index) if (1..=count).contains(&index) => Ok(Shard { index, count }),
-            _ => Err(format!(
+            _ => Err(GradeError::Input(format!(
                 "--shard auto: {var}={raw} ({engine}) is no shard of {count}"
-            )),
+            ))),
         }
     }
 }
 
 impl FromStr for Shard {
-    type Err = String;
+    type Err = GradeError;
 
     /// `K/N` with 1 ≤ K ≤ N, or `auto` / `auto/N` (see [`Shard::from_env`]).
-    fn from_str(s: &str) -> Result<Shard, String> {
+    fn from_str(s: &str) -> Result<Shard, GradeError> {
         let from_env = |n: Option<usize>| Shard::from_env(n, |v| std::env::var(v).ok());
         if s.trim() == "auto" {
             return from_env(None);
         }
         if let Some(n) = s.trim().strip_prefix("auto/") {
             let n = n.trim().parse().ok().filter(|n| *n > 0).ok_or_else(|| {
-                format!("`{s}` is not a shard; expected auto/N with N >= 1, e.g. auto/4")
+                GradeError::Input(format!(
+                    "`{s}` is not a shard; expected auto/N with N >= 1, e.g. auto/4"
+                ))
             })?;
             return from_env(Some(n));
         }
-        let bad =
-            || format!("`{s}` is not a shard; expected K/N with 1 <= K <= N (e.g. 2/4), or auto");
+        let bad = || {
+            GradeError::Input(format!(
+                "`{s}` is not a shard; expected K/N with 1 <= K <= N (e.g. 2/4), or auto"
+            ))
+        };
         let (k, n) = s.split_once('/').ok_or_else(bad)?;
         let (index, count): (usize, usize) = (
             k.trim().parse().map_err(|_| bad())?,
@@ -412,10 +426,15 @@ mod tests {
             Some(4),
             env(&[("CI_NODE_INDEX", "2"), ("CI_NODE_TOTAL", "3")]),
         );
-        assert!(err.unwrap_err().contains("runs 3 jobs"));
+        // Each is the input's error (exit 2).
+        let input = |e: Result<Shard, GradeError>| match e {
+            Err(GradeError::Input(m)) => m,
+            other => panic!("not an input error: {other:?}"),
+        };
+        assert!(input(err).contains("runs 3 jobs"));
         let err = Shard::from_env(Some(4), env(&[("JOB_COMPLETION_INDEX", "x")]));
-        assert!(err.unwrap_err().contains("not a whole number"));
-        let err = Shard::from_env(Some(4), env(&[])).unwrap_err();
+        assert!(input(err).contains("not a whole number"));
+        let err = input(Shard::from_env(Some(4), env(&[])));
         assert!(
             err.contains("JOB_COMPLETION_INDEX") && err.contains("K/N"),
             "{err}"

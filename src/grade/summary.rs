@@ -2,6 +2,7 @@
 //! class, as `summary.csv` and `summary.json`, built only from the per-submission reports
 //! (so a summary always matches them, and `merge` rebuilds it from shards' reports).
 
+use super::GradeError;
 use crate::report::{FORMAT_VERSION, Report, Status, round_to, scenario_ids};
 use camino::Utf8Path;
 use serde::{Deserialize, Serialize};
@@ -110,17 +111,17 @@ impl ClassSummary {
         shard: Option<String>,
         graded: &[(String, Report)],
         not_graded: Vec<String>,
-    ) -> Result<ClassSummary, String> {
+    ) -> Result<ClassSummary, GradeError> {
         let mut graded: Vec<&(String, Report)> = graded.iter().collect();
         graded.sort_by(|a, b| a.0.cmp(&b.0));
         let paths =
             |r: &Report| -> Vec<String> { r.scenarios.iter().map(|s| s.path.clone()).collect() };
         let first = graded.first().map(|(_, r)| paths(r)).unwrap_or_default();
         if let Some((id, _)) = graded.iter().find(|(_, r)| paths(r) != first) {
-            return Err(format!(
+            return Err(GradeError::Input(format!(
                 "the report of `{id}` was graded against other scenarios than the report of `{}`; grade them against the same suites",
                 graded[0].0
-            ));
+            )));
         }
         let ids = scenario_ids(first.iter().map(String::as_str));
         let mut rates: Vec<ScenarioRate> = ids
@@ -481,14 +482,14 @@ fn status_word(s: Status) -> &'static str {
 /// Other folders there (a report left from an older run) are not read.
 ///
 /// Errors: a report that is missing, cannot be read or is not a broadside report.
-pub fn read_graded(dir: &Utf8Path, ids: &[String]) -> Result<Vec<(String, Report)>, String> {
+pub fn read_graded(dir: &Utf8Path, ids: &[String]) -> Result<Vec<(String, Report)>, GradeError> {
     ids.iter()
         .map(|id| {
             let file = dir.join(id).join("report.json");
-            let text =
-                std::fs::read_to_string(&file).map_err(|e| format!("cannot read {file}: {e}"))?;
+            let text = std::fs::read_to_string(&file)
+                .map_err(|e| GradeError::Input(format!("cannot read {file}: {e}")))?;
             let report: Report = serde_json::from_str(&text)
-                .map_err(|e| format!("{file} is not a broadside report: {e}"))?;
+                .map_err(|e| GradeError::Input(format!("{file} is not a broadside report: {e}")))?;
             Ok((id.clone(), report))
         })
         .collect()

@@ -93,7 +93,7 @@ fn random_layouts(rules: &Arc<Rules>, count: u32) -> Answer {
     });
     let answer = match result {
         Ok(()) => Answer::placement(Outcome::Ok, None),
-        Err(e) => Answer::placement(Outcome::Rejected, Some(e)),
+        Err(e) => Answer::placement(Outcome::Rejected, Some(e.to_string())),
     };
     DRAWN.with(|d| {
         let mut d = d.borrow_mut();

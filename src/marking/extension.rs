@@ -7,6 +7,7 @@
 //! "clearly indicated": each kind drawn one way throughout, no two kinds alike, each sunk type
 //! its own way, and the untouched fleet not revealed.
 
+use super::MeasureError;
 use super::scheme::FigureSpec;
 use super::sheet::{Figure, FigureState};
 use super::tools::find;
@@ -186,7 +187,7 @@ pub(crate) fn last_ocean(text: &str) -> Option<Ocean> {
 /// Plays `extension.py` of the submission at `root` and judges what it draws.
 ///
 /// Errors: the grader could not start it (no Python, a folder it cannot prepare).
-pub fn figure(spec: &FigureSpec, root: &Path, uid: u32) -> Result<Figure, String> {
+pub fn figure(spec: &FigureSpec, root: &Path, uid: u32) -> Result<Figure, MeasureError> {
     if find(root, "extension.py").is_empty() {
         return Ok(spec.figure(
             FigureState::Missing,

@@ -1,6 +1,7 @@
 //! The figures other than the student's tests: a linter's and a compiler's warnings, files
 //! that must be there, docstrings, comments, the commit history.
 
+use super::MeasureError;
 use super::scheme::{FigureKind, FigureSpec};
 use super::sheet::{Figure, FigureState};
 use super::tools::{Copy, find, folder_of, read_lossy, shown};
@@ -45,7 +46,7 @@ fn relative(text: &str, copy: &Copy) -> String {
 /// Measures one figure other than the student's tests.
 ///
 /// Errors: the grader could not run a tool (not installed), with what to install.
-pub fn figure(spec: &FigureSpec, root: &Path, uid: u32) -> Result<Figure, String> {
+pub fn figure(spec: &FigureSpec, root: &Path, uid: u32) -> Result<Figure, MeasureError> {
     match spec.kind {
         FigureKind::StudentTests | FigureKind::Extension => {
             unreachable!("the student-tests and extension figures are measured apart")
@@ -121,7 +122,7 @@ fn file(spec: &FigureSpec, root: &Path) -> Figure {
 }
 
 /// The pages of the PDF at `path` (at most 64 MiB read; a parser panic is an unreadable PDF).
-fn pdf_pages(path: &Path) -> Result<usize, String> {
+fn pdf_pages(path: &Path) -> Result<usize, MeasureError> {
     let meta = std::fs::metadata(path).map_err(|e| e.to_string())?;
     if meta.len() > 64 << 20 {
         return Err("larger than 64 MiB".into());
@@ -131,12 +132,12 @@ fn pdf_pages(path: &Path) -> Result<usize, String> {
         return Err("it does not start with %PDF-".into());
     }
     std::panic::catch_unwind(|| lopdf::Document::load_mem(&bytes).map(|d| d.get_pages().len()))
-        .map_err(|_| "the PDF parser gave up on it".to_string())?
-        .map_err(|e| e.to_string())
+        .map_err(|_| MeasureError::from("the PDF parser gave up on it"))?
+        .map_err(|e| e.to_string().into())
 }
 
 /// `pycodestyle` over the Python files: counts per rule.
-fn pycodestyle(spec: &FigureSpec, root: &Path, uid: u32) -> Result<Figure, String> {
+fn pycodestyle(spec: &FigureSpec, root: &Path, uid: u32) -> Result<Figure, MeasureError> {
     let files = files_of(spec, root);
     if files.is_empty() {
         // A notebook's style is the marker's to read: pycodestyle checks .py files.
@@ -216,7 +217,7 @@ fn strip_detail(key: &str) -> String {
 }
 
 /// The docstrings of the required functions, read with Python's own parser.
-fn docstrings(spec: &FigureSpec, root: &Path, uid: u32) -> Result<Figure, String> {
+fn docstrings(spec: &FigureSpec, root: &Path, uid: u32) -> Result<Figure, MeasureError> {
     let Some(file) = files_of(spec, root).into_iter().next() else {
         return Ok(spec.figure(FigureState::NotApplicable, "no module to read".into()));
     };
@@ -286,7 +287,7 @@ const STRETCH: &str = include_str!("../../drivers/marking_stretch.py");
 
 /// colab-6x6's optional stretch goals: which are there, and whether accuracy and the shot
 /// history give what the handout says.
-fn stretch_goals(spec: &FigureSpec, root: &Path, uid: u32) -> Result<Figure, String> {
+fn stretch_goals(spec: &FigureSpec, root: &Path, uid: u32) -> Result<Figure, MeasureError> {
     let Some(file) = files_of(spec, root).into_iter().next() else {
         return Ok(spec.figure(FigureState::NotApplicable, "no module to look in".into()));
     };
@@ -365,7 +366,7 @@ fn stretch_goals(spec: &FigureSpec, root: &Path, uid: u32) -> Result<Figure, Str
 }
 
 /// GHC's `-Wall` warnings, compiling the module (and what it imports) without linking.
-fn ghc_wall(spec: &FigureSpec, root: &Path, uid: u32) -> Result<Figure, String> {
+fn ghc_wall(spec: &FigureSpec, root: &Path, uid: u32) -> Result<Figure, MeasureError> {
     let Some(file) = files_of(spec, root).into_iter().next() else {
         return Ok(spec.figure(FigureState::NotApplicable, "no Battleship.hs".into()));
     };
@@ -507,7 +508,7 @@ fn ghci(
     copy: &Copy,
     module: &Path,
     examples: &[Example],
-) -> Result<Option<Vec<Option<Vec<String>>>>, String> {
+) -> Result<Option<Vec<Option<Vec<String>>>>, MeasureError> {
     let dir = module.parent().unwrap_or(&copy.ws.work).to_path_buf();
     let mut script = format!(":cd {}\n:load {}\n", copy.inside(&dir), copy.inside(module));
     for (i, e) in examples.iter().enumerate() {
@@ -590,7 +591,7 @@ pub(crate) fn doctests(
     tests: Option<(&super::scheme::TestsSpec, &str)>,
     root: &Path,
     uid: u32,
-) -> Result<Figure, String> {
+) -> Result<Figure, MeasureError> {
     let files = files_of(spec, root);
     let base = folder_of(root);
     let mut all = Vec::new();
@@ -679,10 +680,10 @@ fn against_chaffs(
     module: &Path,
     base: &Path,
     all: &[Example],
-) -> Result<Figure, String> {
+) -> Result<Figure, MeasureError> {
     let variants_dir = copy.ws.work.join(".broadside-wheat");
     let mut n = 0;
-    let mut run = |source: &str| -> Result<Option<Vec<Option<Vec<String>>>>, String> {
+    let mut run = |source: &str| -> Result<Option<Vec<Option<Vec<String>>>>, MeasureError> {
         n += 1;
         let dir = variants_dir.join(n.to_string());
         std::fs::create_dir_all(&dir).map_err(|e| format!("cannot write the wheat: {e}"))?;
@@ -775,7 +776,7 @@ fn against_chaffs(
 
 /// `javac -Xlint:all` (for the handout's Java release, when it names one): whether the code
 /// compiles there, and the warnings by category.
-fn javac(spec: &FigureSpec, root: &Path, uid: u32) -> Result<Figure, String> {
+fn javac(spec: &FigureSpec, root: &Path, uid: u32) -> Result<Figure, MeasureError> {
     let files = files_of(spec, root);
     if files.is_empty() {
         return Ok(spec.figure(FigureState::NotApplicable, "no .java file".into()));
@@ -790,7 +791,7 @@ fn javac(spec: &FigureSpec, root: &Path, uid: u32) -> Result<Figure, String> {
         .iter()
         .all(|f| std::fs::read(f).is_ok_and(|b| std::str::from_utf8(&b).is_ok()));
     let encoding = if utf8 { "UTF-8" } else { "windows-1252" };
-    let compile = |release: Option<u32>| -> Result<crate::target::build::BuildRun, String> {
+    let compile = |release: Option<u32>| -> Result<crate::target::build::BuildRun, MeasureError> {
         let mut args: Vec<String> = [
             "-J-Xmx512m",
             "-J-XX:+UseSerialGC",
@@ -987,7 +988,7 @@ fn main_class(spec: &FigureSpec, root: &Path) -> Figure {
 
 /// The commit history, when the submission is a git repository: commits, dates, the longest
 /// gap, and the periods short of the handout's rule. `git log` runs contained on a copy.
-fn history(spec: &FigureSpec, root: &Path, uid: u32) -> Result<Figure, String> {
+fn history(spec: &FigureSpec, root: &Path, uid: u32) -> Result<Figure, MeasureError> {
     if !root.join(".git").exists() {
         return Ok(spec.figure(
             FigureState::NotApplicable,

@@ -20,6 +20,26 @@ pub use sheet::{Figure, FigureState, Sheet, to_text};
 use crate::report::Report;
 use std::path::Path;
 
+/// Why broadside could not measure a figure, or cannot mark at all: its own side (a tool
+/// missing or failing in the containment, a scratch folder it could not make), never the
+/// student's. A figure shows it as `not measured: …` and is never charged; from
+/// [`check_tools`] it stops `grade --marking` before it starts, as the grader's error.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct MeasureError(pub String);
+
+impl From<String> for MeasureError {
+    fn from(why: String) -> MeasureError {
+        MeasureError(why)
+    }
+}
+
+impl From<&str> for MeasureError {
+    fn from(why: &str) -> MeasureError {
+        MeasureError(why.to_string())
+    }
+}
+
 /// The marking sheet of the submission at `root` (a folder, or one file), whose behaviour
 /// `report` graded; its tools run as `uid` (as root). A figure the grader could not measure
 /// (a tool failed) is `not-measured`, never charged.
@@ -114,7 +134,7 @@ pub fn mark(scheme: &Scheme, root: &Path, report: &Report, uid: u32) -> Sheet {
 /// zero).
 ///
 /// Errors: what is missing and how to install it.
-pub fn check_tools(scheme: &Scheme, uid: u32) -> Result<(), String> {
+pub fn check_tools(scheme: &Scheme, uid: u32) -> Result<(), MeasureError> {
     use scheme::FigureKind as K;
     let dir = tempfile::tempdir().map_err(|e| format!("cannot make a scratch folder: {e}"))?;
     let copy = tools::Copy::new(dir.path(), uid, &crate::target::haskell::ghc_folders())?;
@@ -186,6 +206,7 @@ pub fn check_tools(scheme: &Scheme, uid: u32) -> Result<(), String> {
         Err(format!(
             "--marking needs tools the grader lacks:\n  {}",
             missing.join("\n  ")
-        ))
+        )
+        .into())
     }
 }

@@ -5,6 +5,7 @@
 //! function: the tests that call it, the chaffs they catch, and, in the student's words to
 //! act on, what no test checks.
 
+use super::MeasureError;
 use super::scheme::{FigureSpec, TestsSpec};
 use super::sheet::{Figure, FigureState, FunctionTests};
 use super::tools::{Copy, find, read_lossy, shown};
@@ -213,7 +214,7 @@ impl Bench<'_> {
     }
 
     /// The outline of the tests file: Python's parser over it, nothing of it run.
-    fn outline(&self) -> Result<Outline, String> {
+    fn outline(&self) -> Result<Outline, MeasureError> {
         let copy = Copy::new(&self.root, self.uid, &self.packages_dir())?;
         let tests_path = copy.ws.work.join(&self.rel);
         let dir = tests_path.parent().unwrap_or(&copy.ws.work).to_path_buf();
@@ -237,20 +238,18 @@ impl Bench<'_> {
         )?;
         match std::fs::read_to_string(&out) {
             Ok(text) => serde_json::from_str(&text)
-                .map_err(|e| format!("the outline of the tests file is not JSON: {e}")),
+                .map_err(|e| format!("the outline of the tests file is not JSON: {e}").into()),
             // A file Python's parser chokes on (nested a million deep) is outlined as empty.
             Err(_) if built.timed_out || built.code != Some(0) => Ok(Outline {
                 error: Some("the parser gave up".into()),
                 ..Outline::default()
             }),
-            Err(e) => Err(format!(
-                "the outline of the tests file was not written: {e}"
-            )),
+            Err(e) => Err(format!("the outline of the tests file was not written: {e}").into()),
         }
     }
 
     /// Runs the tests with `source` as the module, as `plan` says.
-    fn run(&self, source: &str, timeout: Duration, plan: &Plan) -> Result<Run, String> {
+    fn run(&self, source: &str, timeout: Duration, plan: &Plan) -> Result<Run, MeasureError> {
         let copy = Copy::new(&self.root, self.uid, &self.packages_dir())?;
         let tests_path = copy.ws.work.join(&self.rel);
         let dir = tests_path.parent().unwrap_or(&copy.ws.work).to_path_buf();
@@ -352,7 +351,7 @@ impl Bench<'_> {
         ) {
             Ok(b) => b,
             // Tests that fork until the wait fails end the run; what they reported stands.
-            Err(e) if e.contains("No child processes") => crate::target::build::BuildRun {
+            Err(e) if e.0.contains("No child processes") => crate::target::build::BuildRun {
                 code: None,
                 timed_out: false,
                 output: String::new(),
@@ -393,7 +392,7 @@ impl Bench<'_> {
 
     /// Whether a run of exactly `plan`'s tests on `source` passed: its exit status, which
     /// is all that is taken from it.
-    fn holds(&self, source: &str, timeout: Duration, plan: &Plan) -> Result<bool, String> {
+    fn holds(&self, source: &str, timeout: Duration, plan: &Plan) -> Result<bool, MeasureError> {
         let run = self.run(source, timeout, plan)?;
         Ok(!run.timed_out && run.code == Some(0))
     }
@@ -402,7 +401,7 @@ impl Bench<'_> {
     /// or the run did not finish or was killed. A run that cannot find a test (pytest's
     /// usage error, exit 4: a test whose name or cases follow the module's source) or that
     /// stops at collection fails nothing.
-    fn fails(&self, source: &str, timeout: Duration, plan: &Plan) -> Result<bool, String> {
+    fn fails(&self, source: &str, timeout: Duration, plan: &Plan) -> Result<bool, MeasureError> {
         let run = self.run(source, timeout, plan)?;
         Ok(run.timed_out || matches!(run.code, Some(1) | None))
     }
@@ -472,9 +471,9 @@ impl Outline {
     }
 }
 
-fn write_public(path: &Path, text: &str) -> Result<(), String> {
+fn write_public(path: &Path, text: &str) -> Result<(), MeasureError> {
     crate::target::workspace::write_readable(path, text)
-        .map_err(|e| format!("cannot write {}: {e}", path.display()))
+        .map_err(|e| format!("cannot write {}: {e}", path.display()).into())
 }
 
 fn last_lines(text: &str, n: usize) -> String {
@@ -491,7 +490,7 @@ pub fn figure(
     wheat: &str,
     root: &Path,
     uid: u32,
-) -> Result<Figure, String> {
+) -> Result<Figure, MeasureError> {
     let script = tests.style == super::scheme::TestsStyle::Script;
     let found = find(root, &tests.tests).into_iter().next().or_else(|| {
         // Tests in the module itself: the module is the submission's only .py file.

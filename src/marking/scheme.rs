@@ -290,6 +290,7 @@ pub fn check_file(source: &crate::diag::Source) -> Result<(), crate::diag::Diagn
 }
 
 /// A student-tests file holds together: every chaff breaks a testable function, ids are unique.
+// A string error: only shown, as a diagnostic at the tests file.
 fn check_tests(tests: &TestsSpec) -> Result<(), String> {
     let mut ids = std::collections::BTreeSet::new();
     for c in &tests.chaffs {
@@ -320,6 +321,7 @@ pub fn bundled(assignment: &str) -> Option<Scheme> {
 /// weights add up to `out_of`, every figure a criterion or cap names exists.
 ///
 /// Errors: the TOML is malformed (with line and column) or the scheme does not hold together.
+// A string error: bundled files, refused by a test before release; only ever shown.
 pub fn parse(text: &str, tests: Option<&str>) -> Result<Scheme, String> {
     let mut scheme: Scheme = toml::from_str(text).map_err(|e| e.to_string())?;
     if let Some(tests) = tests {

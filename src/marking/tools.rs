@@ -1,6 +1,7 @@
 //! Running a tool over a copy of the submission, contained like every child: a private folder
 //! (the jail, as root), the submission's user, limits and a timeout.
 
+use super::MeasureError;
 use crate::target::build::{BuildRun, OneShot, run_contained};
 use crate::target::limits::{Limits, MemoryKind};
 use crate::target::workspace::{Workspace, copy_tree, prepare};
@@ -32,8 +33,8 @@ impl Copy {
     /// jail (a compiler's files outside the system folders).
     ///
     /// Errors: the folder cannot be prepared (the grader's problem).
-    pub fn new(src: &Path, uid: u32, extra: &[PathBuf]) -> Result<Copy, String> {
-        let ws = Workspace::new()?;
+    pub fn new(src: &Path, uid: u32, extra: &[PathBuf]) -> Result<Copy, MeasureError> {
+        let ws = Workspace::new().map_err(|e| e.to_string())?;
         if src.is_dir() {
             copy_tree(src, &ws.work, &|_, _| true).map_err(prepare)?;
         } else {
@@ -43,7 +44,7 @@ impl Copy {
                 .unwrap_or_default();
             crate::target::workspace::copy_file(src, &ws.work.join(name)).map_err(prepare)?;
         }
-        let jail = ws.seal(uid, extra)?;
+        let jail = ws.seal(uid, extra).map_err(|e| e.to_string())?;
         Ok(Copy { ws, jail, uid })
     }
 
@@ -61,7 +62,7 @@ impl Copy {
         args: &[String],
         env: &[(String, String)],
         timeout: Duration,
-    ) -> Result<BuildRun, String> {
+    ) -> Result<BuildRun, MeasureError> {
         self.run_in(&self.ws.work.clone(), program, args, env, timeout)
     }
 
@@ -74,7 +75,7 @@ impl Copy {
         args: &[String],
         env: &[(String, String)],
         timeout: Duration,
-    ) -> Result<BuildRun, String> {
+    ) -> Result<BuildRun, MeasureError> {
         run_contained(&OneShot {
             program,
             args,
@@ -85,7 +86,7 @@ impl Copy {
             env,
             timeout,
         })
-        .map_err(|e| format!("could not run `{program}`: {e}"))
+        .map_err(|e| format!("could not run `{program}`: {e}").into())
     }
 }
 

@@ -476,6 +476,25 @@ impl Serialize for CellValue {
     }
 }
 
+/// Why an answer cannot be read: the sentence of the `protocol` fault it becomes (a target
+/// that answers garbled JSON, a wrong `id`, an outcome word that is not one). Only the
+/// reading of answers makes one, so only here does a string become one.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct AnswerError(pub String);
+
+impl From<String> for AnswerError {
+    fn from(sentence: String) -> AnswerError {
+        AnswerError(sentence)
+    }
+}
+
+impl From<&str> for AnswerError {
+    fn from(sentence: &str) -> AnswerError {
+        AnswerError(sentence.to_string())
+    }
+}
+
 impl Response {
     /// A successful answer to request `id` with `fields` (a `Response` with only the
     /// fields of its kind of answer set).
@@ -526,9 +545,9 @@ impl Response {
     }
 
     /// Reads one line a target answered; the error is the `protocol` fault's sentence.
-    pub fn from_line(text: &str) -> Result<Response, String> {
+    pub fn from_line(text: &str) -> Result<Response, AnswerError> {
         serde_json::from_str(text).map_err(|e| {
-            if e.is_data() && text.trim_start().starts_with('{') {
+            AnswerError(if e.is_data() && text.trim_start().starts_with('{') {
                 // Every field reads leniently; what is left is e.g. a key given twice.
                 format!("the target answered an object that is not an answer: {e}")
             } else if e.is_data() {
@@ -536,16 +555,16 @@ impl Response {
             } else {
                 let shown: String = text.chars().take(QUOTE).collect();
                 format!("the target answered a line that is not JSON: {shown:?}")
-            }
+            })
         })
     }
 
     /// Checks the envelope: the `id`, then `ok`. `Ok(Err(_))` is the driver's own error
     /// answer (whose fault it names); `Err` a sentence saying what is garbled.
-    pub fn check(&self, id: u64) -> Result<Result<(), Failure>, String> {
+    pub fn check(&self, id: u64) -> Result<Result<(), Failure>, AnswerError> {
         match self.id {
             Some(got) if got == id => {}
-            Some(got) => return Err(format!("answer has id {got}; expected {id}")),
+            Some(got) => return Err(format!("answer has id {got}; expected {id}").into()),
             None => return Err("answer has no numeric `id`".into()),
         }
         match self.ok {
@@ -563,11 +582,11 @@ impl Response {
     }
 
     /// Reads an action's answer (after [`Response::check`]).
-    pub fn answer(&self, rules: &Rules) -> Result<Answer, String> {
+    pub fn answer(&self, rules: &Rules) -> Result<Answer, AnswerError> {
         let outcome = match &self.outcome {
             Some(Field::Valid(o)) => *o,
             Some(Field::Garbled(Value::String(word))) => {
-                return Err(format!("`{word}` is not an outcome word"));
+                return Err(format!("`{word}` is not an outcome word").into());
             }
             _ => return Err("answer has no `outcome` word".into()),
         };
@@ -588,9 +607,9 @@ impl Response {
             None => None,
             Some(Field::Valid(CellValue(v))) => Some(v.clone()),
             Some(Field::Garbled(other)) => {
-                return Err(format!(
-                    "`value` {other} is neither true/false nor a ship name"
-                ));
+                return Err(
+                    format!("`value` {other} is neither true/false nor a ship name").into(),
+                );
             }
         };
         Ok(a)
@@ -601,7 +620,7 @@ impl Response {
         &self,
         keys: &[StateKey],
         rules: &Rules,
-    ) -> Result<BTreeMap<StateKey, Observed>, String> {
+    ) -> Result<BTreeMap<StateKey, Observed>, AnswerError> {
         let state = self.state.as_ref().ok_or("answer has no `state` object")?;
         let failed = self.failed.as_ref();
         keys.iter()
@@ -614,28 +633,28 @@ impl Response {
 }
 
 /// One entry of a missile's `cells`, on the board.
-fn struck(entry: &Field<StruckCell>, rules: &Rules) -> Result<(Cell, Outcome), String> {
+fn struck(entry: &Field<StruckCell>, rules: &Rules) -> Result<(Cell, Outcome), AnswerError> {
     let not_a_pair = |v: &dyn fmt::Display| format!("`{v}` is not a [[row, col], outcome] pair");
     let (cell, word) = match entry {
         Field::Valid(pair) => pair,
-        Field::Garbled(v) => return Err(not_a_pair(v)),
+        Field::Garbled(v) => return Err(not_a_pair(v).into()),
     };
     let cell = on_board(cell, rules)?;
     match word {
         Field::Valid(o) => Ok((cell, *o)),
-        Field::Garbled(Value::String(w)) => Err(format!("`{w}` is not an outcome word")),
-        Field::Garbled(_) => Err(not_a_pair(&serde_json::json!(entry))),
+        Field::Garbled(Value::String(w)) => Err(format!("`{w}` is not an outcome word").into()),
+        Field::Garbled(_) => Err(not_a_pair(&serde_json::json!(entry)).into()),
     }
 }
 
 /// A `[row, col]` pair from an answer, on the board or not.
-pub fn raw_cell(v: &Field<Pair>) -> Result<RawCell, String> {
+pub fn raw_cell(v: &Field<Pair>) -> Result<RawCell, AnswerError> {
     match v {
         Field::Valid([row, col]) => Ok(RawCell {
             row: *row,
             col: *col,
         }),
-        Field::Garbled(v) => Err(match v.as_array().map(Vec::as_slice) {
+        Field::Garbled(v) => Err((match v.as_array().map(Vec::as_slice) {
             Some([Value::Number(r), Value::Number(_)]) if r.as_i64().is_none() => {
                 "a cell's row must be an integer".to_string()
             }
@@ -643,21 +662,22 @@ pub fn raw_cell(v: &Field<Pair>) -> Result<RawCell, String> {
                 "a cell's column must be an integer".to_string()
             }
             _ => format!("`{v}` is not a [row, col] cell"),
-        }),
+        })
+        .into()),
     }
 }
 
 /// A cell of an answer that must be on the board.
-fn on_board(v: &Field<Pair>, rules: &Rules) -> Result<Cell, String> {
+fn on_board(v: &Field<Pair>, rules: &Rules) -> Result<Cell, AnswerError> {
     let raw = raw_cell(v)?;
     rules
         .cell(raw)
-        .ok_or_else(|| format!("cell {raw} is off the board"))
+        .ok_or_else(|| AnswerError(format!("cell {raw} is off the board")))
 }
 
 impl State {
     /// The value of `key`, or a sentence saying why it cannot be read.
-    fn read(&self, key: StateKey, rules: &Rules) -> Result<Observed, String> {
+    fn read(&self, key: StateKey, rules: &Rules) -> Result<Observed, AnswerError> {
         let names = "a list of strings";
         let (flag, count, player) = ("true or false", "a whole number", "a player name or null");
         Ok(match key {
@@ -675,17 +695,21 @@ impl State {
                 value(key, &self.targeted, "a list of cells")?
                     .iter()
                     .map(|c| on_board(c, rules))
-                    .collect::<Result<BTreeSet<Cell>, String>>()?,
+                    .collect::<Result<BTreeSet<Cell>, AnswerError>>()?,
             ),
         })
     }
 }
 
 /// The value of state key `key`, which must be `what`.
-fn value<'a, T>(key: StateKey, field: &'a Option<Field<T>>, what: &str) -> Result<&'a T, String> {
+fn value<'a, T>(
+    key: StateKey,
+    field: &'a Option<Field<T>>,
+    what: &str,
+) -> Result<&'a T, AnswerError> {
     match field {
-        None => Err(format!("`state` has no `{key}`")),
-        Some(Field::Garbled(_)) => Err(format!("`{key}` must be {what}")),
+        None => Err(format!("`state` has no `{key}`").into()),
+        Some(Field::Garbled(_)) => Err(format!("`{key}` must be {what}").into()),
         Some(Field::Valid(t)) => Ok(t),
     }
 }
@@ -703,16 +727,16 @@ mod tests {
     }
 
     /// `line` read as the answer to request 4, an action.
-    fn action(line: &str) -> Result<Answer, String> {
+    fn action(line: &str) -> Result<Answer, AnswerError> {
         let r = Response::from_line(line)?;
         match r.check(4)? {
             Ok(()) => r.answer(&colab()),
-            Err(f) => Err(format!("{:?}: {}", f.kind, f.message)),
+            Err(f) => Err(format!("{:?}: {}", f.kind, f.message).into()),
         }
     }
 
     /// `line` read as the answer to request 4, an `observe` of `keys`.
-    fn observe(line: &str, keys: &[StateKey]) -> Result<BTreeMap<StateKey, Observed>, String> {
+    fn observe(line: &str, keys: &[StateKey]) -> Result<BTreeMap<StateKey, Observed>, AnswerError> {
         let r = Response::from_line(line)?;
         r.check(4)?.expect("not an error answer");
         r.state(keys, &colab())
@@ -737,7 +761,11 @@ mod tests {
                  line 1 column 14",
             ),
         ] {
-            assert_eq!(action(line).err().as_deref(), Some(said), "{line}");
+            assert_eq!(
+                action(line).err().map(|e| e.0).as_deref(),
+                Some(said),
+                "{line}"
+            );
         }
     }
 
@@ -813,7 +841,11 @@ mod tests {
                 "`value` 3 is neither true/false nor a ship name",
             ),
         ] {
-            assert_eq!(action(line).err().as_deref(), Some(said), "{line}");
+            assert_eq!(
+                action(line).err().map(|e| e.0).as_deref(),
+                Some(said),
+                "{line}"
+            );
         }
     }
 
@@ -875,7 +907,7 @@ mod tests {
                 None => r#"{"id": 4, "ok": true}"#.to_string(),
             };
             assert_eq!(
-                observe(&line, &[key]).err().as_deref(),
+                observe(&line, &[key]).err().map(|e| e.0).as_deref(),
                 Some(said),
                 "{line}"
             );

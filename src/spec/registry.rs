@@ -92,7 +92,7 @@ pub fn parse(source: &Source) -> Result<Spec, Diagnostic> {
     for rules in spec.modes.values() {
         if let Err(m) = crate::engine::random_layout(rules, 0) {
             let span = locate(&source.text, "fleet");
-            return Err(Diagnostic::new(source, span, m)
+            return Err(Diagnostic::new(source, span, m.to_string())
                 .expected("a fleet that fits the board under its placement rule"));
         }
     }

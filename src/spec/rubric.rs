@@ -13,6 +13,13 @@
 use serde::Deserialize;
 use std::collections::BTreeMap;
 
+/// A rubric that does not hold together, or a suite's reweighting of it that does not: one
+/// sentence naming the part and what was expected. The spec's loader and the suite's each
+/// point it at the table it came from.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct RubricError(pub String);
+
 /// A spec's `[rubric]`, as written.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields, expecting = "a `[rubric]` table")]
@@ -71,14 +78,14 @@ impl Part {
 impl Rubric {
     /// Checks a spec's `[rubric]`: weights finite and not negative, some weight above 0,
     /// names unique, each rule and function in one part at most.
-    pub fn from_raw(raw: &RawRubric) -> Result<Rubric, String> {
+    pub fn from_raw(raw: &RawRubric) -> Result<Rubric, RubricError> {
         let mut seen: BTreeMap<String, &str> = BTreeMap::new();
         for p in &raw.part {
             if !(p.weight.is_finite() && p.weight >= 0.0) {
-                return Err(format!(
+                return Err(RubricError(format!(
                     "part `{}` has weight {}; expected a number 0 or more",
                     p.name, p.weight
-                ));
+                )));
             }
             let names = std::iter::once(format!("part {}", p.name))
                 .chain(p.rules.iter().map(|r| format!("rule {r}")))
@@ -86,15 +93,17 @@ impl Rubric {
                 .chain(p.checks.iter().map(|c| format!("check kind {c}")));
             for n in names {
                 if let Some(other) = seen.insert(n.clone(), &p.name) {
-                    return Err(format!(
+                    return Err(RubricError(format!(
                         "{n} is in parts `{other}` and `{}`; expected it in one",
                         p.name
-                    ));
+                    )));
                 }
             }
         }
         if raw.part.iter().all(|p| p.weight == 0.0) {
-            return Err("every part weighs 0; expected some weight above 0".into());
+            return Err(RubricError(
+                "every part weighs 0; expected some weight above 0".into(),
+            ));
         }
         Ok(Rubric {
             why: raw.why.clone(),
@@ -155,25 +164,27 @@ impl Rubric {
 
     /// This rubric with a suite's weights (`[rubric]` of `suite.toml`: part name → weight).
     /// Errors name the first part the rubric lacks.
-    pub fn reweighted(&self, weights: &BTreeMap<String, f64>) -> Result<Rubric, String> {
+    pub fn reweighted(&self, weights: &BTreeMap<String, f64>) -> Result<Rubric, RubricError> {
         let mut out = self.clone();
         for (name, w) in weights {
             if !(w.is_finite() && *w >= 0.0) {
-                return Err(format!(
+                return Err(RubricError(format!(
                     "part `{name}` has weight {w}; expected a number 0 or more"
-                ));
+                )));
             }
             let Some(p) = out.parts.iter_mut().find(|p| &p.name == name) else {
                 let names: Vec<&str> = self.parts.iter().map(|p| p.name.as_str()).collect();
-                return Err(format!(
+                return Err(RubricError(format!(
                     "the rubric has no part `{name}`; its parts are {}",
                     names.join(", ")
-                ));
+                )));
             };
             p.weight = *w;
         }
         if out.parts.iter().all(|p| p.weight == 0.0) {
-            return Err("every part weighs 0; expected some weight above 0".into());
+            return Err(RubricError(
+                "every part weighs 0; expected some weight above 0".into(),
+            ));
         }
         Ok(out)
     }
@@ -245,7 +256,7 @@ mod tests {
             "why = \"\"\n[[part]]\nname = \"a\"\nweight = 1\nclause = \"\"\nrules = [\"x\"]\n[[part]]\nname = \"b\"\nweight = 1\nclause = \"\"\nrules = [\"x\"]\n",
         )
         .unwrap();
-        assert!(Rubric::from_raw(&raw).unwrap_err().contains("rule x"));
+        assert!(Rubric::from_raw(&raw).unwrap_err().0.contains("rule x"));
         let w = BTreeMap::from([("is_sunk".to_string(), 0.0), ("main".into(), 0.0)]);
         let zero = BTreeMap::from([("shots".to_string(), 0.0)]);
         assert!(rubric().reweighted(&w).is_ok());
@@ -255,6 +266,7 @@ mod tests {
             rubric()
                 .reweighted(&unknown)
                 .unwrap_err()
+                .0
                 .contains("no part `hit`")
         );
         let negative = BTreeMap::from([("main".to_string(), -1.0)]);
@@ -262,6 +274,7 @@ mod tests {
             rubric()
                 .reweighted(&negative)
                 .unwrap_err()
+                .0
                 .contains("weight -1")
         );
     }

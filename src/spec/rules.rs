@@ -539,7 +539,7 @@ impl Spec {
             .as_ref()
             .map(|r| super::rubric::Rubric::from_raw(r).map(Arc::new))
             .transpose()
-            .map_err(|e| SpecError::new(Table::Rubric, e))?;
+            .map_err(|e| SpecError::new(Table::Rubric, e.0))?;
         let mut base = build_rules(&raw, &raw.mode, &raw.board, &raw.fleet, raw.powers.as_ref())?;
         base.rubric = rubric.clone();
         modes.insert(raw.mode.clone(), Arc::new(base));

@@ -12,7 +12,7 @@
 
 use super::build::{Built, OneShot, run_contained};
 use super::limits::{Limits, MemoryKind};
-use super::workspace::{Workspace, copy_tree, prepare};
+use super::workspace::{Workspace, copy_tree, ours, prepare};
 use super::{Fault, FaultKind, Process, TargetError};
 use camino::Utf8Path;
 use std::path::Path;
@@ -39,18 +39,19 @@ pub fn compiler() -> String {
 /// driver, running the program as `uid` when broadside runs as root. `limits` bound the
 /// program; the compile gets more memory and time of its own.
 ///
-/// Errors: the path does not exist, or GHC cannot be started (not installed)
-/// ([`TargetError::Input`], as it always was: `run` exits 2 and names the package); the
-/// private folder cannot be made or the driver written into it ([`TargetError::Grader`]).
-/// Either is the grader's problem, not the student's. A folder without `Battleship.hs` is
+/// Errors: the path does not exist or its files cannot be copied ([`TargetError::Input`]:
+/// `run` exits 2); GHC cannot be started (not installed: the message names the package),
+/// or the private folder cannot be made or the driver written into it
+/// ([`TargetError::Grader`]: `run` exits 3). Neither is the student's fault. A folder without `Battleship.hs` is
 /// the student's: [`Built::Failed`].
 pub fn target(
     path: &Utf8Path,
     limits: Limits,
     uid: u32,
 ) -> Result<Built<Box<Process>>, TargetError> {
-    let src = std::fs::canonicalize(path).map_err(|e| format!("haskell:{path}: {e}"))?;
-    let ws = Workspace::new().map_err(TargetError::Grader)?;
+    let src = std::fs::canonicalize(path)
+        .map_err(|e| TargetError::Input(format!("haskell:{path}: {e}")))?;
+    let ws = Workspace::new()?;
     let work = ws.work.clone();
     let mut skipped = Vec::new();
     if src.is_dir() {
@@ -63,7 +64,7 @@ pub fn target(
                 name.ends_with(".hs")
             }
         };
-        skipped = copy_tree(&src, &work, &hs).map_err(prepare)?;
+        skipped = copy_tree(&src, &work, &hs).map_err(|e| TargetError::Input(prepare(e)))?;
         if !work.join("Battleship.hs").is_file() {
             return Ok(Built::Failed(Fault {
                 kind: FaultKind::Setup,
@@ -71,10 +72,11 @@ pub fn target(
             }));
         }
     } else {
-        super::workspace::copy_file(&src, &work.join("Battleship.hs")).map_err(prepare)?;
+        super::workspace::copy_file(&src, &work.join("Battleship.hs"))
+            .map_err(|e| TargetError::Input(prepare(e)))?;
     }
-    std::fs::write(work.join(DRIVER_FILE), DRIVER).map_err(|e| TargetError::Grader(prepare(e)))?;
-    let jail = ws.seal(uid, &ghc_folders()).map_err(TargetError::Grader)?;
+    std::fs::write(work.join(DRIVER_FILE), DRIVER).map_err(ours)?;
+    let jail = ws.seal(uid, &ghc_folders())?;
     let args: Vec<String> = [
         "-O0",
         "-fdefer-type-errors",
@@ -110,10 +112,10 @@ pub fn target(
             timeout: COMPILE_TIMEOUT,
         })
         .map_err(|e| {
-            format!(
+            TargetError::Grader(format!(
                 "could not run `{}` to compile haskell:{path}: {e} (install GHC: apt-get install ghc)",
                 compiler()
-            )
+            ))
         })
     };
     let mut built = compile()?;
@@ -130,8 +132,7 @@ pub fn target(
                 &format!("(missingFunction \"{f}\")"),
             );
         }
-        std::fs::write(work.join(DRIVER_FILE), driver)
-            .map_err(|e| TargetError::Grader(prepare(e)))?;
+        std::fs::write(work.join(DRIVER_FILE), driver).map_err(ours)?;
         built = compile()?;
     }
     let name = format!("haskell:{path}");

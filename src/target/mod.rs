@@ -66,6 +66,7 @@ impl std::str::FromStr for TargetSpec {
 
     /// Errors: an unknown kind (with the target most likely meant, see [`meant_target`]),
     /// or an `exec:` without a command.
+    // A string error: clap shows it under `--target`; every caller treats it as bad input.
     fn from_str(spec: &str) -> Result<TargetSpec, String> {
         if spec == "reference" {
             return Ok(TargetSpec::Reference);
@@ -139,10 +140,12 @@ pub fn check_ahead(spec: &TargetSpec) {
 /// [`limits::NOBODY`] unless `grade` gives each job slot its own. A `native:` worker is the
 /// running executable re-executed, so only the `broadside` binary grades native targets.
 ///
-/// Errors: a path that does not exist, or no compiler to build a `haskell:` submission
-/// ([`TargetError::Input`]); a Python interpreter that does not run, or a private folder
-/// that cannot be made or broadside's driver written into it ([`TargetError::Grader`]). A submission that does not compile is not an error: its target
-/// fails every scenario at setup with the compiler's message.
+/// Errors: a path that does not exist, or a submission whose files cannot be copied
+/// ([`TargetError::Input`]); a tool broadside needs that does not run (the Python
+/// interpreter, GHC, `javac`, its own executable), or a private folder that cannot be made
+/// or broadside's driver written into it ([`TargetError::Grader`]). Each site says which: no
+/// string becomes either by default. A submission that does not compile is not an error:
+/// its target fails every scenario at setup with the compiler's message.
 pub fn from_spec(
     spec: &TargetSpec,
     limits: limits::Limits,
@@ -151,7 +154,7 @@ pub fn from_spec(
     Ok(match spec {
         TargetSpec::Reference => Box::new(Reference::new()),
         TargetSpec::Python(path) => {
-            python::check_interpreter().map_err(TargetError::Grader)?;
+            python::check_interpreter()?;
             let mut target = python::target_with(path, uid, limits.python_packages.as_deref())?;
             target.limits = limits;
             Box::new(target)
@@ -165,8 +168,9 @@ pub fn from_spec(
             }),
         },
         TargetSpec::Native(path) => {
-            let worker = std::env::current_exe()
-                .map_err(|e| format!("could not find broadside's own executable: {e}"))?;
+            let worker = std::env::current_exe().map_err(|e| {
+                TargetError::Grader(format!("could not find broadside's own executable: {e}"))
+            })?;
             native::target_as(path, &worker, limits, uid)?
         }
         TargetSpec::Java(path) => match program::java_target(path, limits, uid)? {
@@ -189,7 +193,7 @@ pub fn from_spec(
 }
 
 /// Why a target could not be made: the input's fault, or broadside's own side.
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum TargetError {
     /// The target or the submission's path is wrong (`broadside` exits 2).
     #[error("{0}")]
@@ -198,12 +202,6 @@ pub enum TargetError {
     /// (`broadside` exits 3; `grade` leaves the submission not graded, never scored).
     #[error("{0}")]
     Grader(String),
-}
-
-impl From<String> for TargetError {
-    fn from(message: String) -> TargetError {
-        TargetError::Input(message)
-    }
 }
 
 /// The target `spec` most likely meant: a kind spelt another common way (`py:`, `hs:`,

@@ -14,6 +14,7 @@
 //! installed then. pip's own settings apply to the install (`PIP_INDEX_URL`, `PIP_NO_INDEX`,
 //! `PIP_FIND_LINKS` for a course's local wheels, a proxy).
 
+use super::TargetError;
 use std::path::PathBuf;
 
 /// The packages a course allows and where the child finds them.
@@ -70,7 +71,7 @@ pub fn is_requirement(requirement: &str) -> bool {
 ///
 /// Errors (the grader's failure): pip is missing or the install fails (the message names
 /// the packages, the command and pip's last lines), or the cache folder cannot be made.
-pub fn provide(allowed: &[String]) -> Result<PythonPackages, String> {
+pub fn provide(allowed: &[String]) -> Result<PythonPackages, TargetError> {
     if allowed.is_empty() {
         return Ok(PythonPackages {
             allowed: Vec::new(),
@@ -81,10 +82,10 @@ pub fn provide(allowed: &[String]) -> Result<PythonPackages, String> {
     if let Some(dir) = std::env::var_os("BROADSIDE_PYTHON_PACKAGES_DIR") {
         let dir = PathBuf::from(dir);
         if !dir.is_dir() {
-            return Err(format!(
+            return Err(TargetError::Grader(format!(
                 "BROADSIDE_PYTHON_PACKAGES_DIR={} is not a folder; it should hold the packages the suite allows ({list}), installed with `pip install --target`",
                 dir.display()
-            ));
+            )));
         }
         return Ok(PythonPackages {
             allowed: allowed.to_vec(),
@@ -111,8 +112,11 @@ pub fn provide(allowed: &[String]) -> Result<PythonPackages, String> {
             dir: Some(dir),
         });
     }
-    let fail =
-        |e: String| format!("could not install the Python packages the suite allows ({list}): {e}");
+    let fail = |e: String| {
+        TargetError::Grader(format!(
+            "could not install the Python packages the suite allows ({list}): {e}"
+        ))
+    };
     let tmp = root.join(format!(".{name}.{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&tmp);
     let mut args: Vec<String> = [
@@ -167,19 +171,23 @@ pub fn provide(allowed: &[String]) -> Result<PythonPackages, String> {
 }
 
 /// `3.11` for the interpreter `python`.
-fn interpreter_version(python: &str) -> Result<String, String> {
+fn interpreter_version(python: &str) -> Result<String, TargetError> {
     let out = std::process::Command::new(python)
         .args(["-c", "import sys; print('py%d.%d' % sys.version_info[:2])"])
         .stdin(std::process::Stdio::null())
         .output()
-        .map_err(|e| format!("could not run the Python interpreter `{python}`: {e}"))?;
+        .map_err(|e| {
+            TargetError::Grader(format!(
+                "could not run the Python interpreter `{python}`: {e}"
+            ))
+        })?;
     Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
 }
 
 /// `BROADSIDE_CACHE_DIR`, else `/var/cache/broadside` as root (a folder the children's users
 /// may read: root's home is closed to them), else `$XDG_CACHE_HOME/broadside` or
 /// `~/.cache/broadside`; with `python-packages` under it, made readable by all.
-fn cache_root() -> Result<PathBuf, String> {
+fn cache_root() -> Result<PathBuf, TargetError> {
     let base = if let Some(dir) = std::env::var_os("BROADSIDE_CACHE_DIR") {
         PathBuf::from(dir)
     } else if super::limits::running_as_root() {
@@ -200,10 +208,10 @@ fn cache_root() -> Result<PathBuf, String> {
             Ok(())
         })
         .map_err(|e| {
-            format!(
+            TargetError::Grader(format!(
                 "could not make broadside's cache folder {} for the suite's Python packages: {e}; set BROADSIDE_CACHE_DIR to a folder broadside may write",
                 root.display()
-            )
+            ))
         })?;
     Ok(root)
 }

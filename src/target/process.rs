@@ -8,7 +8,7 @@
 use super::limits::{self, Limits};
 use super::{Call, Fault, FaultKind, Observed, Replied, Reply, Target};
 use crate::engine::Answer;
-use crate::protocol::{self, Field, Request, Response};
+use crate::protocol::{self, AnswerError, Field, Request, Response};
 use crate::scenario::{Action, Setup};
 use crate::spec::{Rules, StateKey};
 use process_wrap::std::{ChildWrapper, CommandWrap, ProcessGroup};
@@ -250,7 +250,7 @@ impl Process {
                 ),
             )),
             (Ok(Err(e)), _) => Err(Fault::from(e)),
-            (Err(m), _) => Err(self.fail(FaultKind::Protocol, m)),
+            (Err(m), _) => Err(self.fail(FaultKind::Protocol, m.0)),
         }
     }
 
@@ -292,7 +292,7 @@ impl Process {
                 Err(self.fail(f.kind, f.message))
             }
             Ok(Line::Text(text)) => {
-                Response::from_line(&text).map_err(|m| self.fail(FaultKind::Protocol, m))
+                Response::from_line(&text).map_err(|m| self.fail(FaultKind::Protocol, m.0))
             }
             Ok(Line::Eof) | Err(RecvTimeoutError::Disconnected) => Err(self.died()),
             Err(RecvTimeoutError::Timeout) => {
@@ -442,7 +442,7 @@ impl Process {
                 }
                 return Err(f);
             }
-            Err(m) => return Err(self.fail(FaultKind::Protocol, m)),
+            Err(m) => return Err(self.fail(FaultKind::Protocol, m.0)),
         };
         let reply = match call {
             Call::Act {
@@ -459,7 +459,7 @@ impl Process {
                 by: answer.by.clone(),
                 unanswered: answer.unanswered.clone().unwrap_or_default(),
             }),
-            Err(m) => Err(self.fail(FaultKind::Protocol, m)),
+            Err(m) => Err(self.fail(FaultKind::Protocol, m.0)),
         }
     }
 
@@ -800,7 +800,7 @@ impl Target for Process {
         match answer.check(id) {
             Ok(Ok(())) => Ok(()),
             Ok(Err(e)) => Err(Fault::from(e)),
-            Err(m) => Err(self.fail(FaultKind::Protocol, m)),
+            Err(m) => Err(self.fail(FaultKind::Protocol, m.0)),
         }
     }
 
@@ -844,7 +844,7 @@ impl Target for Process {
         match answer.check(id) {
             Ok(Ok(())) => {}
             Ok(Err(e)) => return vec![Err(Fault::from(e))],
-            Err(m) => return vec![Err(self.fail(FaultKind::Protocol, m))],
+            Err(m) => return vec![Err(self.fail(FaultKind::Protocol, m.0))],
         }
         let Some(Field::Valid(responses)) = answer.responses else {
             return vec![Err(self.fail(
@@ -885,12 +885,16 @@ impl Target for Process {
 /// Grades the fleets a student's random-layout function drew: each must be the prescribed
 /// fleet in a legal arrangement, and they must not all be the same. A wrong fleet is the
 /// student's (`rejected` with why); a malformed answer is a protocol error.
-fn random_layouts(answer: &Response, count: u32, rules: &Arc<Rules>) -> Result<Answer, String> {
+fn random_layouts(
+    answer: &Response,
+    count: u32,
+    rules: &Arc<Rules>,
+) -> Result<Answer, AnswerError> {
     let Some(Field::Valid(list)) = &answer.layouts else {
         return Err("answer has no `layouts` list".into());
     };
     if list.len() != count as usize {
-        return Err(format!("asked for {count} layouts, got {}", list.len()));
+        return Err(format!("asked for {count} layouts, got {}", list.len()).into());
     }
     let mut seen = std::collections::BTreeSet::new();
     for (n, layout) in list.iter().enumerate() {

@@ -9,7 +9,7 @@
 
 use super::build::Built;
 use super::limits::{self, Jail, Limits, MemoryKind};
-use super::workspace::{Workspace, copy_tree, prepare};
+use super::workspace::{Workspace, copy_tree, ours, prepare};
 use super::{Fault, FaultKind, Observed, Plays, Target};
 use crate::engine::Answer;
 use crate::scenario::{Action, Setup};
@@ -348,21 +348,24 @@ fn real_path(command: &str) -> String {
 /// valid UTF-8; a UTF-8 byte-order mark is dropped. The JVM gets a data-size memory limit
 /// (it reserves address space it never uses) and room for its threads.
 ///
-/// Errors: the path does not exist, the sources cannot be copied, or `javac` cannot be
-/// started (no JDK) ([`TargetError::Input`](super::TargetError::Input), as it always was);
-/// the private folder cannot be made or broadside's launcher written into it
-/// ([`TargetError::Grader`](super::TargetError::Grader)). Either is the grader's problem. A
-/// compile error is [`Built::Failed`].
+/// Errors: the path does not exist or the sources cannot be copied
+/// ([`TargetError::Input`](super::TargetError::Input): `run` exits 2); `javac` cannot be
+/// started (no JDK), or the private folder cannot be made or broadside's launcher written
+/// into it ([`TargetError::Grader`](super::TargetError::Grader): `run` exits 3). Neither is
+/// the student's fault. A compile error is [`Built::Failed`].
 pub fn java_target(
     path: &Utf8Path,
     limits: Limits,
     uid: u32,
 ) -> Result<Built<Box<Program>>, super::TargetError> {
     use super::TargetError;
-    let src = std::fs::canonicalize(path).map_err(|e| format!("java:{path}: {e}"))?;
-    let ws = Workspace::new().map_err(TargetError::Grader)?;
+    // The submission's sources, read and copied: the input's side.
+    let theirs = |e: std::io::Error| TargetError::Input(prepare(e));
+    let src =
+        std::fs::canonicalize(path).map_err(|e| TargetError::Input(format!("java:{path}: {e}")))?;
+    let ws = Workspace::new()?;
     let sources = ws.work.join("src");
-    std::fs::create_dir_all(&sources).map_err(|e| TargetError::Grader(prepare(e)))?;
+    std::fs::create_dir_all(&sources).map_err(ours)?;
     let mut skipped = Vec::new();
     if src.is_dir() {
         let java = |name: &std::ffi::OsStr, dir: bool| {
@@ -373,16 +376,16 @@ pub fn java_target(
                 name.ends_with(".java")
             }
         };
-        skipped = copy_tree(&src, &sources, &java).map_err(prepare)?;
+        skipped = copy_tree(&src, &sources, &java).map_err(theirs)?;
     } else {
         let name = src
             .file_name()
             .map(|n| n.to_os_string())
             .unwrap_or_default();
-        super::workspace::copy_file(&src, &sources.join(name)).map_err(prepare)?;
+        super::workspace::copy_file(&src, &sources.join(name)).map_err(theirs)?;
     }
     let mut files = Vec::new();
-    java_files(&sources, &mut files).map_err(prepare)?;
+    java_files(&sources, &mut files).map_err(theirs)?;
     files.sort();
     if files.is_empty() {
         return Ok(Built::Failed(Fault {
@@ -393,10 +396,10 @@ pub fn java_target(
     let mut utf8 = true;
     let mut texts = Vec::new();
     for f in &files {
-        let mut bytes = std::fs::read(f).map_err(prepare)?;
+        let mut bytes = std::fs::read(f).map_err(theirs)?;
         if bytes.starts_with(&[0xEF, 0xBB, 0xBF]) {
             bytes.drain(..3);
-            std::fs::write(f, &bytes).map_err(prepare)?;
+            std::fs::write(f, &bytes).map_err(theirs)?;
         }
         utf8 &= std::str::from_utf8(&bytes).is_ok();
         texts.push(String::from_utf8_lossy(&bytes).into_owned());
@@ -424,8 +427,8 @@ pub fn java_target(
         }));
     };
     let classes = ws.work.join("classes");
-    std::fs::create_dir_all(&classes).map_err(|e| TargetError::Grader(prepare(e)))?;
-    let jail = ws.seal(uid, &[]).map_err(TargetError::Grader)?;
+    std::fs::create_dir_all(&classes).map_err(ours)?;
+    let jail = ws.seal(uid, &[])?;
     let mut args: Vec<String> = [
         "-J-Xmx512m",
         "-J-XX:+UseSerialGC",
@@ -442,7 +445,6 @@ pub fn java_target(
     args.extend(files.iter().map(|f| rel(f)));
     let launcher = ws.work.join("launcher/broadside_launch/Launch.java");
     // broadside's own classes: failing to write them is the grader's.
-    let ours = |e: std::io::Error| TargetError::Grader(prepare(e));
     std::fs::create_dir_all(launcher.parent().unwrap_or(&ws.work)).map_err(ours)?;
     std::fs::write(&launcher, JAVA_LAUNCHER).map_err(ours)?;
     args.push(rel(&launcher));
@@ -483,10 +485,10 @@ pub fn java_target(
             timeout: COMPILE_TIMEOUT,
         })
         .map_err(|e| {
-            format!(
+            TargetError::Grader(format!(
                 "could not run `{}` to compile java:{path}: {e} (install a JDK: apt-get install openjdk-17-jdk-headless)",
                 javac
-            )
+            ))
         })?;
         if built.timed_out || built.code != Some(0) {
             let why = if built.timed_out {
@@ -573,7 +575,7 @@ pub fn java_target(
     let serves = serves_games(&texts);
     let mut program = ws.program(format!("java:{path}"), java(), run_args, jail, uid);
     if serves {
-        let fifos = ws.games().map_err(super::TargetError::Grader)?;
+        let fifos = ws.games()?;
         program.game_server = Some(GameServer {
             args: serve_args,
             fifos_inside: ws.inside(&fifos),

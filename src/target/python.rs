@@ -8,7 +8,7 @@
 
 use super::limits::NOBODY;
 use super::program::GameServer;
-use super::workspace::{Workspace, copy_tree, prepare};
+use super::workspace::{Workspace, copy_tree, ours, prepare};
 use super::{Process, TargetError};
 use camino::Utf8Path;
 
@@ -34,9 +34,10 @@ pub fn interpreter() -> String {
 /// as the Haskell and Java targets check their compilers: without one no submission can be
 /// judged, which is broadside's failure, not each student's `crash`.
 ///
-/// Errors: it cannot be started, or it is not such a Python (naming it and the fix).
-pub fn check_interpreter() -> Result<(), String> {
-    static CHECKED: std::sync::OnceLock<Result<(), String>> = std::sync::OnceLock::new();
+/// Errors: it cannot be started, or it is not such a Python (naming it and the fix):
+/// [`TargetError::Grader`].
+pub fn check_interpreter() -> Result<(), TargetError> {
+    static CHECKED: std::sync::OnceLock<Result<(), TargetError>> = std::sync::OnceLock::new();
     CHECKED
         .get_or_init(|| {
             let python = interpreter();
@@ -52,14 +53,18 @@ pub fn check_interpreter() -> Result<(), String> {
                 ])
                 .stdin(std::process::Stdio::null())
                 .output()
-                .map_err(|e| format!("could not run the Python interpreter `{python}`: {e}; {fix}"))?;
+                .map_err(|e| {
+                    TargetError::Grader(format!(
+                        "could not run the Python interpreter `{python}`: {e}; {fix}"
+                    ))
+                })?;
             if out.status.success() {
                 Ok(())
             } else {
-                Err(format!(
+                Err(TargetError::Grader(format!(
                     "the Python interpreter `{python}` is not Python 3.8 or newer, or does not run ({}); {fix}",
                     out.status
-                ))
+                )))
             }
         })
         .clone()
@@ -95,9 +100,10 @@ pub fn target_with(
     uid: u32,
     packages: Option<&super::packages::PythonPackages>,
 ) -> Result<Process, TargetError> {
-    let src = std::fs::canonicalize(path).map_err(|e| format!("python:{path}: {e}"))?;
-    check_interpreter().map_err(TargetError::Grader)?;
-    let ws = Workspace::new().map_err(TargetError::Grader)?;
+    let src = std::fs::canonicalize(path)
+        .map_err(|e| TargetError::Input(format!("python:{path}: {e}")))?;
+    check_interpreter()?;
+    let ws = Workspace::new()?;
     let driver = ws.boxed.join("broadside_driver.py");
     let launcher = ws.boxed.join("broadside_main.py");
     let finder = ws.boxed.join("broadside_find.py");
@@ -108,19 +114,20 @@ pub fn target_with(
         (&finder, FINDER),
         (&notebook, NOTEBOOK),
     ] {
-        super::workspace::write_readable(file, text)
-            .map_err(|e| TargetError::Grader(prepare(e)))?;
+        super::workspace::write_readable(file, text).map_err(ours)?;
     }
     let mut skipped = Vec::new();
     let copy = if src.is_dir() {
-        skipped = copy_tree(&src, &ws.work, &|_, _| true).map_err(prepare)?;
+        skipped =
+            copy_tree(&src, &ws.work, &|_, _| true).map_err(|e| TargetError::Input(prepare(e)))?;
         ws.work.clone()
     } else {
         let name = src
             .file_name()
             .map(|n| n.to_os_string())
             .unwrap_or_default();
-        super::workspace::copy_file(&src, &ws.work.join(&name)).map_err(prepare)?;
+        super::workspace::copy_file(&src, &ws.work.join(&name))
+            .map_err(|e| TargetError::Input(prepare(e)))?;
         ws.work.join(&name)
     };
     let args = vec![
@@ -135,7 +142,7 @@ pub fn target_with(
     };
     let packages = packages.unwrap_or(&none);
     let shown: Vec<std::path::PathBuf> = packages.dir.iter().cloned().collect();
-    let jail = ws.seal(uid, &shown).map_err(TargetError::Grader)?;
+    let jail = ws.seal(uid, &shown)?;
     let main_args = vec![
         "-u".to_string(),
         "-B".to_string(),
@@ -152,7 +159,7 @@ pub fn target_with(
     if std::env::var("BROADSIDE_PYTHON_SERVER").is_ok_and(|v| v == "0") {
         program.game_server = None;
     } else {
-        let fifos = ws.games().map_err(TargetError::Grader)?;
+        let fifos = ws.games()?;
         program.game_server = Some(GameServer {
             args: serve_args,
             fifos_inside: ws.inside(&fifos),

@@ -6,8 +6,8 @@
 //! runs as; otherwise the child runs in the folder itself. The folder is removed when the
 //! target is dropped.
 
-use super::Process;
 use super::limits::{self, Jail};
+use super::{Process, TargetError};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
@@ -26,12 +26,17 @@ pub struct Workspace {
 impl Workspace {
     /// Makes the folders.
     ///
-    /// Errors: the temporary folder cannot be made (the message says so).
-    pub fn new() -> Result<Workspace, String> {
+    /// Errors: the temporary folder cannot be made ([`TargetError::Grader`], as every error
+    /// here: the private folder is broadside's side).
+    pub fn new() -> Result<Workspace, TargetError> {
         let dir = tempfile::Builder::new()
             .prefix("broadside-")
             .tempdir()
-            .map_err(|e| format!("could not make a private folder for the submission: {e}"))?;
+            .map_err(|e| {
+                TargetError::Grader(format!(
+                    "could not make a private folder for the submission: {e}"
+                ))
+            })?;
         let jailed = limits::running_as_root() && limits::namespaces_available();
         let jail_root = dir.path().join("jail");
         let boxed = if jailed {
@@ -40,10 +45,10 @@ impl Workspace {
             dir.path().to_path_buf()
         };
         let work = boxed.join("work");
-        std::fs::create_dir_all(&work).map_err(prepare)?;
+        std::fs::create_dir_all(&work).map_err(ours)?;
         // The child may read the driver and owns its working folder, nothing else here.
         for d in [dir.path(), boxed.as_path()] {
-            std::fs::set_permissions(d, std::fs::Permissions::from_mode(0o755)).map_err(prepare)?;
+            std::fs::set_permissions(d, std::fs::Permissions::from_mode(0o755)).map_err(ours)?;
         }
         Ok(Workspace {
             dir: std::sync::Arc::new(dir),
@@ -60,11 +65,10 @@ impl Workspace {
     /// hand over FIFOs wherever the link points.
     ///
     /// Errors: the folder cannot be made.
-    pub fn games(&self) -> Result<PathBuf, String> {
+    pub fn games(&self) -> Result<PathBuf, TargetError> {
         let games = self.boxed.join(".games");
-        std::fs::create_dir_all(&games).map_err(prepare)?;
-        std::fs::set_permissions(&games, std::fs::Permissions::from_mode(0o755))
-            .map_err(prepare)?;
+        std::fs::create_dir_all(&games).map_err(ours)?;
+        std::fs::set_permissions(&games, std::fs::Permissions::from_mode(0o755)).map_err(ours)?;
         Ok(games)
     }
 
@@ -82,16 +86,16 @@ impl Workspace {
     /// `extra` host folders shown in it.
     ///
     /// Errors: a file could not be handed over or the jail prepared.
-    pub fn seal(&self, uid: u32, extra: &[PathBuf]) -> Result<Option<Jail>, String> {
+    pub fn seal(&self, uid: u32, extra: &[PathBuf]) -> Result<Option<Jail>, TargetError> {
         if limits::running_as_root() {
-            chown_tree(&self.work, uid).map_err(prepare)?;
+            chown_tree(&self.work, uid).map_err(ours)?;
         }
         if !self.jailed {
             return Ok(None);
         }
         Jail::prepare(&self.jail_root, &self.inside(&self.work), extra)
             .map(Some)
-            .map_err(prepare)
+            .map_err(ours)
     }
 
     /// The target that runs `program args…` in this folder (in `jail`, when there is one) as
@@ -140,6 +144,11 @@ pub fn write_readable(path: &Path, text: &str) -> std::io::Result<()> {
 /// The error for a folder that could not be prepared.
 pub fn prepare(e: std::io::Error) -> String {
     format!("could not prepare the submission's folder: {e}")
+}
+
+/// [`prepare`]'s message as broadside's own failure: the private folder is the grader's.
+pub fn ours(e: std::io::Error) -> TargetError {
+    TargetError::Grader(prepare(e))
 }
 
 /// Copies the regular files and folders under `from` into `to` that `keep` accepts (given

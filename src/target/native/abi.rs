@@ -123,6 +123,7 @@ impl Functions {
     /// # Safety
     /// Loading runs the library's initialisers, and the pointers found are trusted to have
     /// the header's signatures: call only in the worker child, whose crash is contained.
+    // A string error: one kind, only shown (the worker's answer to every request).
     pub unsafe fn load(path: &std::path::Path) -> Result<Functions, String> {
         // SAFETY: see the function's contract; the worker is the only caller.
         let library = unsafe { libloading::Library::new(path) }.map_err(|e| {

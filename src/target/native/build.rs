@@ -14,7 +14,7 @@ use super::abi;
 use crate::target::build::{Built, OneShot, run_contained};
 use crate::target::limits::{self, Jail, Limits, MemoryKind};
 use crate::target::workspace::{chown_tree, copy_tree};
-use crate::target::{Fault, FaultKind};
+use crate::target::{Fault, FaultKind, TargetError};
 use process_wrap::std::{CommandWrap, ProcessGroup};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
@@ -48,14 +48,14 @@ pub fn library(
     work: &Path,
     uid: u32,
     timeout: Duration,
-) -> Result<Built<PathBuf>, String> {
+) -> Result<Built<PathBuf>, TargetError> {
     match build_library(src, work, uid, timeout) {
         Ok(path) => Ok(Built::Ready(path)),
         Err(BuildError::Student(message)) => Ok(Built::Failed(Fault {
             kind: FaultKind::Setup,
             message,
         })),
-        Err(BuildError::Input(message)) => Err(message),
+        Err(BuildError::Input(message)) => Err(TargetError::Input(message)),
     }
 }
 

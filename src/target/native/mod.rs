@@ -14,8 +14,8 @@ pub mod build;
 pub mod worker;
 
 use super::limits::{Limits, NOBODY};
-use super::workspace::{Workspace, prepare};
-use super::{Target, Unbuildable};
+use super::workspace::{Workspace, ours};
+use super::{Target, TargetError, Unbuildable};
 use camino::Utf8Path;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
@@ -29,9 +29,14 @@ pub const WORKER_COMMAND: &str = "__native-worker";
 /// when broadside runs as root.
 ///
 /// A submission that does not build is a target that fails every scenario with a `setup`
-/// fault carrying the compiler's message. Errors: the path does not exist, or the private
-/// folder cannot be prepared (the grader's problem, not the student's).
-pub fn target(path: &Utf8Path, worker: &Path, limits: Limits) -> Result<Box<dyn Target>, String> {
+/// fault carrying the compiler's message. Errors: the path does not exist or cannot be
+/// copied to build it ([`TargetError::Input`]); the private folder cannot be prepared, or
+/// this broadside cannot load libraries ([`TargetError::Grader`]). Neither is the student's.
+pub fn target(
+    path: &Utf8Path,
+    worker: &Path,
+    limits: Limits,
+) -> Result<Box<dyn Target>, TargetError> {
     make(path, worker, limits, NOBODY, build::BUILD_TIMEOUT)
 }
 
@@ -44,7 +49,7 @@ pub fn target_as(
     worker: &Path,
     limits: Limits,
     uid: u32,
-) -> Result<Box<dyn Target>, String> {
+) -> Result<Box<dyn Target>, TargetError> {
     make(path, worker, limits, uid, build::BUILD_TIMEOUT)
 }
 
@@ -56,7 +61,7 @@ pub fn target_with_build_timeout(
     worker: &Path,
     limits: Limits,
     build_timeout: std::time::Duration,
-) -> Result<Box<dyn Target>, String> {
+) -> Result<Box<dyn Target>, TargetError> {
     make(path, worker, limits, NOBODY, build_timeout)
 }
 
@@ -64,10 +69,10 @@ pub fn target_with_build_timeout(
 /// Why this broadside cannot grade `native:` submissions, if it cannot: a statically linked
 /// build (musl with `crt-static`) has no dynamic loader, so every library would fail to load
 /// and the student would be blamed for it. That is the grader's error, refused before any
-/// submission is touched (`run` exits 2, `grade` leaves the class not graded).
-fn cannot_load(static_build: bool) -> Option<String> {
+/// submission is touched (`run` exits 3, `grade` leaves the class not graded).
+fn cannot_load(static_build: bool) -> Option<TargetError> {
     static_build.then(|| {
-        "this broadside is a static build, which cannot load native libraries (dlopen): grade native: submissions with a dynamically linked build (`cargo build --release` for the glibc target)".to_string()
+        TargetError::Grader("this broadside is a static build, which cannot load native libraries (dlopen): grade native: submissions with a dynamically linked build (`cargo build --release` for the glibc target)".to_string())
     })
 }
 
@@ -77,7 +82,7 @@ fn make(
     limits: Limits,
     uid: u32,
     build_timeout: std::time::Duration,
-) -> Result<Box<dyn Target>, String> {
+) -> Result<Box<dyn Target>, TargetError> {
     if let Some(why) = cannot_load(cfg!(all(
         target_env = "musl",
         target_feature = "crt-static"
@@ -90,7 +95,11 @@ fn make(
     let build_dir = tempfile::Builder::new()
         .prefix("broadside-build-")
         .tempdir()
-        .map_err(|e| format!("could not make a private folder for the submission: {e}"))?;
+        .map_err(|e| {
+            TargetError::Grader(format!(
+                "could not make a private folder for the submission: {e}"
+            ))
+        })?;
     let library = match build::library(path.as_std_path(), build_dir.path(), uid, build_timeout)? {
         crate::target::build::Built::Ready(l) => l,
         crate::target::build::Built::Failed(fault) => {
@@ -105,14 +114,14 @@ fn make(
     // the library; otherwise (or without namespaces) it runs in the private folder itself.
     let ws = Workspace::new()?;
     let lib_copy = ws.boxed.join("libsubmission.so");
-    std::fs::copy(&library, &lib_copy).map_err(prepare)?;
+    std::fs::copy(&library, &lib_copy).map_err(ours)?;
     drop(build_dir);
     let program = ws.boxed.join("broadside");
     if std::fs::hard_link(worker, &program).is_err() {
-        std::fs::copy(worker, &program).map_err(prepare)?;
+        std::fs::copy(worker, &program).map_err(ours)?;
     }
-    std::fs::set_permissions(&lib_copy, std::fs::Permissions::from_mode(0o644)).map_err(prepare)?;
-    std::fs::set_permissions(&program, std::fs::Permissions::from_mode(0o755)).map_err(prepare)?;
+    std::fs::set_permissions(&lib_copy, std::fs::Permissions::from_mode(0o644)).map_err(ours)?;
+    std::fs::set_permissions(&program, std::fs::Permissions::from_mode(0o755)).map_err(ours)?;
     let args = vec![WORKER_COMMAND.to_string(), ws.inside(&lib_copy)];
     let jail = ws.seal(uid, &[])?;
     let program = ws.inside(&program);
@@ -125,7 +134,10 @@ fn make(
 mod loading {
     #[test]
     fn a_static_build_refuses_native_targets_as_the_graders_error() {
-        assert!(super::cannot_load(true).unwrap().contains("static build"));
-        assert_eq!(super::cannot_load(false), None);
+        let Some(super::TargetError::Grader(why)) = super::cannot_load(true) else {
+            panic!("a static build is the grader's error");
+        };
+        assert!(why.contains("static build"), "{why}");
+        assert!(super::cannot_load(false).is_none());
     }
 }

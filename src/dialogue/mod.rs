@@ -12,6 +12,7 @@
 //! board.
 
 mod battleboats;
+mod child;
 mod grenades;
 pub mod read;
 mod server;

@@ -21,7 +21,7 @@
 //! the FIFOs as over a child's pipes ([`super::session::Session::served`]); a game that
 //! times out, floods or ends the server itself stops it, and the next game gets a new one.
 
-use super::session::{Shared, Waited, announcement_pipe, ended};
+use super::child::{OUTPUT_LIMIT, Shared, Waited, announcement_pipe, ended};
 use crate::protocol::game_server::{Begin, Reply, Then};
 use crate::target::cgroup::MemoryGroup;
 use crate::target::process::{Contained, contained, kill_marked, new_marker};
@@ -420,7 +420,7 @@ fn pass_errors(mut from: impl Read, to: &Errors) {
         let game = to.lock().unwrap_or_else(|p| p.into_inner()).clone();
         if let Some(game) = game {
             let mut s = game.lock().unwrap_or_else(|p| p.into_inner());
-            if s.stderr.len() <= super::session::OUTPUT_LIMIT * 2 {
+            if s.stderr.len() <= OUTPUT_LIMIT * 2 {
                 s.stderr.extend_from_slice(&buf[..n]);
             }
             s.last = Some(Instant::now());

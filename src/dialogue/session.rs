@@ -22,6 +22,8 @@
 //! game in that server instead, over FIFOs ([`Session::served`]): it has ended when the
 //! server says so.
 
+pub use super::child::{OUTPUT_LIMIT, Waited};
+use super::child::{Shared, announcement_pipe, ended};
 use super::server::Server;
 use crate::target::limits::Limits;
 use crate::target::process::{Contained, contained, kill_marked, new_marker};
@@ -51,22 +53,6 @@ const EAGER: Duration = Duration::from_millis(25);
 /// end (the pipe's last writer gone), wake the wait at once, so the kernel is looked at only
 /// for a read the launcher does not see, and the program keeps the processor.
 const POLL_ANNOUNCED: Duration = Duration::from_millis(10);
-/// The most a program may print in one game, in bytes; more is a `limit` fault (a loop
-/// printing forever).
-pub const OUTPUT_LIMIT: usize = 4 * 1024 * 1024;
-
-/// What the program did after a line was sent.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Waited {
-    /// It printed what it had to say and is waiting for the next line.
-    Asking,
-    /// It ended: its exit code (`None`: a signal ended it), and the signal, if any.
-    Exited {
-        code: Option<i32>,
-        signal: Option<i32>,
-    },
-}
-
 /// How a session tells that the program waits for a line (`BROADSIDE_INPUT_WAIT`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum InputWait {
@@ -92,15 +78,6 @@ impl InputWait {
             _ => InputWait::Announced,
         }
     }
-}
-
-#[derive(Default)]
-pub(super) struct Shared {
-    /// Everything printed on standard output so far.
-    text: Vec<u8>,
-    /// Standard error alone (for tracebacks and exceptions).
-    pub(super) stderr: Vec<u8>,
-    pub(super) last: Option<Instant>,
 }
 
 /// What runs a session's game.
@@ -706,17 +683,6 @@ fn reader(
     })
 }
 
-/// A pipe for a launcher's read announcements: both ends non-blocking (a program that
-/// announces faster than broadside reads loses announcements, never waits) and the write end
-/// closed on exec (the child gets its own copy as descriptor 3); `None` if none can be made.
-pub(super) fn announcement_pipe() -> Option<(std::os::fd::OwnedFd, std::os::fd::OwnedFd)> {
-    use nix::fcntl::{FcntlArg, OFlag, fcntl};
-    let (r, w) = nix::unistd::pipe2(OFlag::O_CLOEXEC).ok()?;
-    fcntl(&r, FcntlArg::F_SETFL(OFlag::O_NONBLOCK)).ok()?;
-    fcntl(&w, FcntlArg::F_SETFL(OFlag::O_NONBLOCK)).ok()?;
-    Some((r, w))
-}
-
 /// Bytes waiting in the pipe `fd` (0 when it cannot be told).
 fn pending(fd: std::os::fd::RawFd) -> libc::c_int {
     let mut n: libc::c_int = 0;
@@ -744,64 +710,4 @@ fn in_stdin_read(syscall: &str) -> bool {
     let mut f = syscall.split_whitespace();
     let nr = f.next().and_then(|n| n.parse::<i64>().ok());
     matches!(nr, Some(n) if n == libc::SYS_read || n == libc::SYS_readv) && f.next() == Some("0x0")
-}
-
-/// Whether process `pid` has ended and waits to be reaped (or is gone).
-fn is_zombie(pid: i32) -> bool {
-    procs::state(pid).is_none_or(|s| s == 'Z' || s == 'X')
-}
-
-/// How a process of its own ended, if it has: its first process exited (what it left
-/// running in its group is killed, its command lines put in `left`).
-pub(super) fn ended(
-    child: &mut dyn ChildWrapper,
-    pgid: i32,
-    left: &mut Vec<String>,
-) -> Option<Waited> {
-    use nix::sys::wait::{WaitPidFlag, WaitStatus, waitpid};
-    use std::os::unix::process::ExitStatusExt;
-    let w = match child.try_wait() {
-        Ok(Some(status)) => Waited::Exited {
-            code: status.code(),
-            signal: status.signal(),
-        },
-        // Waiting on the group waits for all its members: the first one may have ended
-        // while something it started runs on. Reap it, and kill the rest (a leak).
-        _ if is_zombie(pgid) => {
-            *left = procs::group_members(pgid)
-                .into_iter()
-                .filter(|&p| p != pgid)
-                .map(procs::command_line)
-                .filter(|c| !c.is_empty())
-                .collect();
-            let leader = nix::unistd::Pid::from_raw(pgid);
-            // A leader shows as a zombie while the process's other threads still exit: it
-            // can be waited for only once they have, so wait a little for its status before
-            // anything is killed (which would make its end a SIGKILL, or lose it).
-            let deadline = Instant::now() + Duration::from_millis(200);
-            let mut status = waitpid(leader, Some(WaitPidFlag::WNOHANG));
-            while matches!(status, Ok(WaitStatus::StillAlive)) && Instant::now() < deadline {
-                std::thread::sleep(Duration::from_millis(1));
-                status = waitpid(leader, Some(WaitPidFlag::WNOHANG));
-            }
-            let _ = nix::sys::signal::killpg(leader, nix::sys::signal::Signal::SIGKILL);
-            match status {
-                Ok(WaitStatus::Exited(_, code)) => Waited::Exited {
-                    code: Some(code),
-                    signal: None,
-                },
-                Ok(WaitStatus::Signaled(_, sig, _)) => Waited::Exited {
-                    code: None,
-                    signal: Some(sig as i32),
-                },
-                // Already reaped: how it ended is not known; a clean end is assumed.
-                _ => Waited::Exited {
-                    code: None,
-                    signal: None,
-                },
-            }
-        }
-        _ => return None,
-    };
-    Some(w)
 }

@@ -85,7 +85,7 @@ fn main() {
     let start = Instant::now();
     let mut runs = 0;
     while start.elapsed() < budget {
-        black_box(broadside::harness::run_all(
+        black_box(broadside::play::run_all(
             &loaded.scenarios,
             &mut broadside::target::Reference::new(),
         ));

@@ -3,7 +3,7 @@
 //! (`tests/fixtures/suite`). Snapshots pin each format; the Gradescope results are checked
 //! against the field list of Gradescope's autograder specification; the JUnit XML is parsed.
 
-use broadside::harness::run_all;
+use broadside::play::run_all;
 use broadside::report::{
     HiddenResults, Report, Status, for_students, gradescope, scenario_line, to_gradescope,
     to_junit, to_prairielearn, to_text,

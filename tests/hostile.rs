@@ -3,7 +3,7 @@
 //! left running. The corpus assumes a Linux machine where broadside runs as root (CI does): the
 //! child then runs as `nobody` in its own network namespace.
 
-use broadside::harness::{Quiet, run_submission};
+use broadside::play::{Quiet, run_submission};
 use broadside::report::{ScenarioResult, Status};
 use broadside::spec::SpecSet;
 use broadside::target::{Fault, FaultKind, Process, Target, python};

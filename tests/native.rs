@@ -7,7 +7,7 @@
 mod common;
 use common::{fail_sets, file};
 
-use broadside::harness::run_all;
+use broadside::play::run_all;
 use broadside::report::{ScenarioResult, Status};
 use broadside::spec::SpecSet;
 use broadside::target::limits::Limits;

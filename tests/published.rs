@@ -107,7 +107,7 @@ fn each_assignment_publishes_its_handout_worked_example() {
 #[derive(Default)]
 struct Recorder(Vec<String>);
 
-impl broadside::harness::Reporter for Recorder {
+impl broadside::play::Reporter for Recorder {
     fn scenario_started(&mut self, s: &broadside::scenario::Scenario) {
         self.0.push(format!("started {}", s.title));
     }
@@ -133,7 +133,7 @@ fn a_reporter_hears_each_scenario_start_and_finish_as_it_is_played_visible_first
     scenarios[0].visibility = Visibility::Hidden;
     let mut recorder = Recorder::default();
     let mut target = broadside::target::Reference::new();
-    let (results, _) = broadside::harness::run_submission(&scenarios, &mut target, &mut recorder);
+    let (results, _) = broadside::play::run_submission(&scenarios, &mut target, &mut recorder);
     let t: Vec<&str> = scenarios.iter().map(|s| s.title.as_str()).collect();
     assert_eq!(
         recorder.0,

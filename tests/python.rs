@@ -2,7 +2,7 @@
 //! every way a submission can misbehave ends as a named fault on the scenarios it affects,
 //! in bounded time, never as a harness error.
 
-use broadside::harness::run_all;
+use broadside::play::run_all;
 use broadside::report::{ScenarioResult, Status};
 use broadside::spec::SpecSet;
 use broadside::target::{FaultKind, Process, python};

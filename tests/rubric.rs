@@ -97,7 +97,7 @@ fn a_function_broken_everywhere_costs_its_weight_once() {
         broadside::target::limits::NOBODY,
     )
     .unwrap();
-    let results = broadside::harness::run_all(&steps, target.as_mut());
+    let results = broadside::play::run_all(&steps, target.as_mut());
     let report = broadside::report::Report::graded("t".into(), &steps, results);
     let part = |name: &str| report.rubric.iter().find(|p| p.part == name).unwrap();
     let (hit, is_open_sea) = (part("hit"), part("is_open_sea"));

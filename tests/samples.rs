@@ -8,7 +8,7 @@
 mod common;
 use common::fail_sets;
 
-use broadside::harness::run_all;
+use broadside::play::run_all;
 use broadside::spec::{Language, SpecSet};
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;

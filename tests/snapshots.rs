@@ -2,7 +2,7 @@
 //! Review changes with `cargo insta review`; CI runs with INSTA_UPDATE=no.
 
 use broadside::diag::Source;
-use broadside::harness::run_all;
+use broadside::play::run_all;
 use broadside::report::{Report, to_json, to_text};
 use broadside::spec::SpecSet;
 use broadside::target::Reference;

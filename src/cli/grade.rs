@@ -481,7 +481,7 @@ fn install_ctrl_c(grace: std::time::Duration, base: u32, jobs: usize) -> &'stati
     static STOP: AtomicBool = AtomicBool::new(false);
     static PRESSED: AtomicUsize = AtomicUsize::new(0);
     let abort = move || {
-        if broadside::harness::ABORT.swap(true, Ordering::SeqCst) {
+        if broadside::play::ABORT.swap(true, Ordering::SeqCst) {
             return;
         }
         // Kill for a while: a grading thread may be starting a child as the first go lands.

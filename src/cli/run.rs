@@ -4,13 +4,23 @@ use super::limits::LimitArgs;
 use super::{color_for, joined, specs_or_diagnostics, warn_readable_hidden};
 use crate::{Error, exit};
 use broadside::load;
-use broadside::report::Audience;
 use broadside::report::{self, Report};
 use broadside::target::TargetSpec;
 use broadside::target::limits;
 use camino::Utf8PathBuf;
 use clap::ValueEnum;
 use std::io::{IsTerminal, Write};
+
+/// Who a report view is for (`--audience`): which of the core's views `run` prints.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
+enum Audience {
+    /// Course staff: every scenario in full.
+    #[default]
+    Staff,
+    /// A student: hidden and after-due-date scenarios without their details
+    /// ([`report::for_students`]).
+    Student,
+}
 
 /// `broadside run`'s arguments.
 #[derive(clap::Args)]
@@ -214,7 +224,7 @@ pub(crate) fn run(args: RunArgs) -> Result<u8, Error> {
         .count();
     let mut progress = RunProgress::new(played, color_for(std::io::stderr().is_terminal()));
     let (results, mut faults) =
-        broadside::harness::run_submission(&loaded.scenarios, target.as_mut(), &mut progress);
+        broadside::play::run_submission(&loaded.scenarios, target.as_mut(), &mut progress);
     let mut report = Report::graded(target.name(), &loaded.scenarios, results);
     report.notes = target.notes();
     report.notes.extend(broadside::harness::skipped_note(
@@ -311,7 +321,7 @@ impl RunProgress {
     }
 }
 
-impl broadside::harness::Reporter for RunProgress {
+impl broadside::play::Reporter for RunProgress {
     fn scenario_started(&mut self, scenario: &broadside::scenario::Scenario) {
         if let Some(bar) = &self.bar {
             bar.set_message(if visible(scenario) {
@@ -370,10 +380,8 @@ mod tests {
         let specs = broadside::spec::SpecSet::builtin();
         let (loaded, _) = broadside::load::load_suites(&["tests/fixtures/suite".into()], &specs);
         assert!(loaded.errors.is_empty(), "{:?}", loaded.errors);
-        let results = broadside::harness::run_all(
-            &loaded.scenarios,
-            &mut broadside::target::Reference::new(),
-        );
+        let results =
+            broadside::play::run_all(&loaded.scenarios, &mut broadside::target::Reference::new());
         let mut kinds = std::collections::BTreeSet::new();
         for (s, r) in loaded.scenarios.iter().zip(&results) {
             let line = live_line(s, r, false);

@@ -3,7 +3,8 @@
 
 use super::GradeError;
 use super::Submission;
-use crate::harness::{millis, run_submission};
+use crate::harness::millis;
+use crate::play::run_submission;
 use crate::report::{
     HiddenResults, Report, for_students, to_gradescope, to_json, to_junit, to_text,
 };
@@ -79,7 +80,7 @@ pub type MakeTarget<'a> =
 
 /// Grades every submission of `plan` with `jobs` threads, writing each one's files as soon as
 /// it is done. Returns one entry per submission in order: `None` for those not started
-/// because `stop` was set or stopped half-way by [`crate::harness::ABORT`] (neither has
+/// because `stop` was set or stopped half-way by [`crate::play::ABORT`] (neither has
 /// files written), `Err` when its target could not be made, broadside failed while playing
 /// it (a scenario `not-graded` by a `harness` fault: nothing is written) or its files could
 /// not be written.
@@ -128,7 +129,7 @@ fn grade_one(
             resumed: true,
         }));
     }
-    let aborted = || crate::harness::ABORT.load(Ordering::SeqCst);
+    let aborted = || crate::play::ABORT.load(Ordering::SeqCst);
     if aborted() {
         return None;
     }
@@ -148,7 +149,7 @@ fn grade_one(
         Err(e) => return Some(Err(GradeError::NotGraded(format!("{}: {e}", sub.id)))),
     };
     let (results, mut faults) =
-        run_submission(plan.scenarios, target.as_mut(), &mut crate::harness::Quiet);
+        run_submission(plan.scenarios, target.as_mut(), &mut crate::play::Quiet);
     let name = target.name();
     let mut notes = target.notes();
     notes.extend(crate::harness::skipped_note(

@@ -6,7 +6,7 @@ use crate::scenario::{self, Scenario};
 use crate::spec::SpecSet;
 use include_dir::{Dir, include_dir};
 
-static SCENARIOS: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/fixtures/scenarios");
+static SCENARIOS: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/../../fixtures/scenarios");
 
 /// The embedded scenario files of `assignment`, its `dialogue` folder included, as
 /// `(path, text)`, sorted by path; paths read `fixtures/scenarios/<assignment>/<file>` as in

@@ -65,44 +65,27 @@ pub fn act(game: &mut Game, action: &Action) -> Answer {
 
 /// The reference's answer to drawing `count` random fleets: seeds 0 to `count - 1`, each
 /// fleet checked as a student's would be. It depends on the rules and the count alone, so it
-/// is worked out once per thread (the fuzzer asks it of every case that draws fleets); the
-/// rules are kept with their answers, so a pointer is never mistaken for another's.
+/// is worked out once per rules ([`crate::spec::DrawnFleets`]).
 fn random_layouts(rules: &Arc<Rules>, count: u32) -> Answer {
-    type Drawn = Vec<(Arc<Rules>, u32, Answer)>;
-    thread_local! {
-        static DRAWN: std::cell::RefCell<Drawn> = const { std::cell::RefCell::new(Vec::new()) };
+    let why = rules.drawn.get_or(count, || {
+        (0..u64::from(count))
+            .try_for_each(|seed| {
+                let layout = crate::engine::random_layout(rules, seed)?;
+                let ships: Vec<_> = layout
+                    .into_iter()
+                    .zip(&rules.items)
+                    .filter(|(_, d)| !d.grenade)
+                    .map(|(c, _)| c)
+                    .collect();
+                crate::engine::check_layout(rules, &ships)
+            })
+            .err()
+            .map(|e| e.to_string())
+    });
+    match why {
+        None => Answer::placement(Outcome::Ok, None),
+        Some(why) => Answer::placement(Outcome::Rejected, Some(why)),
     }
-    let known = DRAWN.with(|d| {
-        d.borrow()
-            .iter()
-            .find(|(r, c, _)| Arc::ptr_eq(r, rules) && *c == count)
-            .map(|(_, _, a)| a.clone())
-    });
-    if let Some(a) = known {
-        return a;
-    }
-    let result = (0..u64::from(count)).try_for_each(|seed| {
-        let layout = crate::engine::random_layout(rules, seed)?;
-        let ships: Vec<_> = layout
-            .into_iter()
-            .zip(&rules.items)
-            .filter(|(_, d)| !d.grenade)
-            .map(|(c, _)| c)
-            .collect();
-        crate::engine::check_layout(rules, &ships)
-    });
-    let answer = match result {
-        Ok(()) => Answer::placement(Outcome::Ok, None),
-        Err(e) => Answer::placement(Outcome::Rejected, Some(e.to_string())),
-    };
-    DRAWN.with(|d| {
-        let mut d = d.borrow_mut();
-        if d.len() >= 64 {
-            d.remove(0);
-        }
-        d.push((rules.clone(), count, answer.clone()));
-    });
-    answer
 }
 
 /// Answers `key` about `game`.

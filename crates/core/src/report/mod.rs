@@ -1,6 +1,6 @@
 //! One report model and its views: JSON (versioned), text for a terminal, Gradescope
 //! `results.json`, PrairieLearn `results.json` and JUnit XML; and the student view of any of them.
-//! A marking sheet ([`marking`]) is plain data the report carries; `crate::marking` fills it.
+//! A marking sheet ([`marking`]) is plain data the report carries; `broadside::marking` fills it.
 //!
 //! Reports are deterministic: the same inputs give the same bytes, except the timing fields
 //! (`elapsed_ms`, Gradescope's `execution_time`, JUnit's `time`).
@@ -25,4 +25,4 @@ pub use model::{
 };
 pub use prairielearn::{Results as PrairieLearnResults, prairielearn, to_prairielearn};
 pub use text::{core_message, details, scenario_line, to_text};
-pub use view::{Audience, HiddenResults, for_students, redacted, without_grader_paths};
+pub use view::{HiddenResults, for_students, redacted, without_grader_paths};

@@ -23,16 +23,6 @@ pub enum HiddenResults {
     Status,
 }
 
-/// Who a report view is for (`--audience`).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
-pub enum Audience {
-    /// Course staff: every scenario in full.
-    #[default]
-    Staff,
-    /// A student: hidden and after-due-date scenarios without their details.
-    Student,
-}
-
 /// The student view of `report`: scenarios that are not [`Visibility::Visible`] lose their
 /// details; hidden ones are dropped entirely under [`HiddenResults::None`]. After-due-date
 /// scenarios always keep their status (they become visible later anyway).

@@ -10,7 +10,7 @@ mod schema;
 pub use error::{SpecError, Table};
 pub use registry::{SpecSet, builtin_files, builtin_marking_files, parse};
 pub use rules::{
-    CheckRule, Counter, Decision, Display, EventRule, Given, ItemDef, Language, LostCheck, Meaning,
-    PlaceTerms, Probe, Query, Rules, Spec, StateKey, Touching,
+    CheckRule, Counter, Decision, Display, DrawnFleets, EventRule, Given, ItemDef, Language,
+    LostCheck, Meaning, PlaceTerms, Probe, Query, Rules, Spec, StateKey, Touching,
 };
 pub use schema::RawSpec;

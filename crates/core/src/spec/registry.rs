@@ -6,7 +6,8 @@ use crate::diag::{self, Diagnostic, Source};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-static SPECS: include_dir::Dir<'static> = include_dir::include_dir!("$CARGO_MANIFEST_DIR/specs");
+static SPECS: include_dir::Dir<'static> =
+    include_dir::include_dir!("$CARGO_MANIFEST_DIR/../../specs");
 
 /// The bundled specs, `(file name, text)`, sorted by name: every `specs/*.toml` (one
 /// assignment each), compiled into the binary. A new assignment's spec is bundled by adding

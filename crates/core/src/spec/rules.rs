@@ -337,6 +337,46 @@ pub struct Rules {
     /// for every mode of the spec (a suite's weights make another).
     #[serde(skip)]
     pub rubric: Option<Arc<super::rubric::Rubric>>,
+    /// The reference's verdicts on its own random fleets, worked out once for these rules.
+    #[serde(skip)]
+    pub drawn: DrawnFleets,
+}
+
+/// The reference's verdict on drawing `count` random fleets under one [`Rules`] (`None`:
+/// every fleet legal; else why one is not), kept with the rules because it depends on them
+/// and the count alone: the fuzzer asks it of every case that draws fleets. A copy of the
+/// rules starts with none (a copy may get another board or fleet).
+#[derive(Default)]
+pub struct DrawnFleets(std::sync::Mutex<Vec<(u32, Option<String>)>>);
+
+impl DrawnFleets {
+    /// The verdict for `count` fleets: kept, or worked out by `work` and kept.
+    pub fn get_or(&self, count: u32, work: impl FnOnce() -> Option<String>) -> Option<String> {
+        let kept = |v: &Vec<(u32, Option<String>)>| {
+            v.iter().find(|(c, _)| *c == count).map(|(_, w)| w.clone())
+        };
+        if let Some(w) = kept(&self.0.lock().unwrap_or_else(|p| p.into_inner())) {
+            return w;
+        }
+        let verdict = work();
+        let mut v = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        if kept(&v).is_none() {
+            v.push((count, verdict.clone()));
+        }
+        verdict
+    }
+}
+
+impl Clone for DrawnFleets {
+    fn clone(&self) -> DrawnFleets {
+        DrawnFleets::default()
+    }
+}
+
+impl std::fmt::Debug for DrawnFleets {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("DrawnFleets")
+    }
 }
 
 /// What a cell question means, so the reference can answer it.
@@ -673,6 +713,7 @@ fn build_rules(
             .collect(),
         checks,
         rubric: None,
+        drawn: DrawnFleets::default(),
     })
 }
 

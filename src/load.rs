@@ -73,7 +73,7 @@ pub fn discover(paths: &[Utf8PathBuf]) -> Result<Vec<Utf8PathBuf>, Diagnostic> {
 }
 
 /// Reads one file. Errors: unreadable or not UTF-8, as a file-level diagnostic.
-pub fn read_source(path: &Utf8Path) -> Result<Source, Diagnostic> {
+pub(crate) fn read_source(path: &Utf8Path) -> Result<Source, Diagnostic> {
     match std::fs::metadata(path) {
         Ok(m) if m.is_file() => {}
         Ok(_) => return Err(file_error(path, "is not a regular file", "a TOML file")),
@@ -104,7 +104,7 @@ fn file_error(path: &Utf8Path, message: &str, expected: &str) -> Diagnostic {
 }
 
 /// Whether a TOML file is a spec rather than a scenario (a spec names its `handout`).
-pub fn is_spec(source: &Source) -> bool {
+pub(crate) fn is_spec(source: &Source) -> bool {
     toml::from_str::<toml::Table>(&source.text)
         .is_ok_and(|t| t.contains_key("handout") && !t.contains_key("assignment"))
 }

@@ -76,7 +76,7 @@ pub static ABORT: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool:
 
 /// Grades a submission: every scenario it [`plays`], then [`Target::finish`], whose faults
 /// (a `leak`) belong to the submission as a whole. Results come back in the scenarios'
-/// order, without the scenarios it does not play ([`skipped_note`] says which).
+/// order, without the scenarios it does not play ([`skipped_note`](crate::harness::skipped_note) says which).
 ///
 /// The visible scenarios are played first and the hidden and after-due-date ones after them:
 /// one child plays them all, and state a submission keeps between scenarios (a module-level

@@ -20,4 +20,4 @@ pub use response::{
 };
 
 /// The protocol version `hello` announces; a driver must answer with the same.
-pub const VERSION: u32 = 1;
+pub(crate) const VERSION: u32 = 1;

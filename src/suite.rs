@@ -15,7 +15,7 @@ use std::sync::Arc;
 use toml::Spanned;
 
 /// The name of a suite's settings file; discovery never treats it as a scenario.
-pub const SUITE_FILE: &str = "suite.toml";
+pub(crate) const SUITE_FILE: &str = "suite.toml";
 
 /// The `[limits]` table of a `suite.toml` (every field optional; flags win, defaults fill the
 /// rest). Units: seconds, MiB, counts.
@@ -45,7 +45,7 @@ pub mod ranges {
     pub const FILE_SIZE_MIB: (u64, u64) = (1, 1_048_576);
     pub const PROCESSES: (u64, u64) = (4, 4096);
     /// A suite's `total_points`.
-    pub const TOTAL_POINTS: (f64, f64) = (0.01, 1_000_000.0);
+    pub(crate) const TOTAL_POINTS: (f64, f64) = (0.01, 1_000_000.0);
 }
 
 impl SuiteLimits {
@@ -432,7 +432,7 @@ impl Suites {
     /// The settings two suites give different values: a `[limits]` entry (a run has one set
     /// of limits) or `hidden_results` (a student's view has one policy). Each diagnostic
     /// points at the second suite's setting and names the first.
-    pub fn conflicts(&self) -> Vec<Diagnostic> {
+    pub(crate) fn conflicts(&self) -> Vec<Diagnostic> {
         let mut out = Vec::new();
         let fields: [(&str, LimitOf); 8] = [
             ("cpu_secs", |l| spanned(&l.cpu_secs)),

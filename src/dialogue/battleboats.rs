@@ -38,7 +38,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 /// The rules a battleboats dialogue judges.
-pub static RULES: [Rule; 13] = [
+pub(crate) static RULES: [Rule; 13] = [
     Rule {
         id: "fleet",
         title: "The board holds the handout's fleet: boats of 5, 4, 3, 3 and 2 in standard mode, the ten boats in expert",
@@ -107,7 +107,7 @@ pub static RULES: [Rule; 13] = [
 ];
 
 /// The battleboats driver.
-pub struct Driver;
+pub(crate) struct Driver;
 
 impl DialogueDriver for Driver {
     fn assignment(&self) -> &'static str {

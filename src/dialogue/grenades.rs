@@ -23,7 +23,7 @@ use crate::target::Program;
 use std::sync::Arc;
 
 /// The rules a grenades-8x8 dialogue judges, each from the handout's steps.
-pub static RULES: [Rule; 14] = [
+pub(crate) static RULES: [Rule; 14] = [
     Rule {
         id: "refuse-off-grid-placement",
         title: "A ship or grenade placed off the grid is refused and asked again",
@@ -97,7 +97,7 @@ pub static RULES: [Rule; 14] = [
 ];
 
 /// The grenades-8x8 driver.
-pub struct Driver;
+pub(crate) struct Driver;
 
 impl DialogueDriver for Driver {
     fn assignment(&self) -> &'static str {

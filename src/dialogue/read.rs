@@ -5,7 +5,7 @@
 
 /// `text` without terminal escape sequences (colours, cursor moves: `ESC [ … letter`, and
 /// a lone `ESC` with the character after it).
-pub fn strip_escapes(text: &str) -> String {
+pub(crate) fn strip_escapes(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut chars = text.chars().peekable();
     while let Some(c) = chars.next() {
@@ -35,7 +35,7 @@ pub fn words(text: &str) -> Vec<String> {
 }
 
 /// Whether a word of `text` starts with one of `stems` (`"miss"` finds "MISSED!").
-pub fn has_stem(text: &str, stems: &[&str]) -> bool {
+pub(crate) fn has_stem(text: &str, stems: &[&str]) -> bool {
     words(text)
         .iter()
         .any(|w| stems.iter().any(|s| w.starts_with(s)))
@@ -43,13 +43,13 @@ pub fn has_stem(text: &str, stems: &[&str]) -> bool {
 
 /// Whether `text` contains one of `phrases` (lower-cased, runs of spaces and punctuation
 /// read as one space).
-pub fn has_phrase(text: &str, phrases: &[&str]) -> bool {
+pub(crate) fn has_phrase(text: &str, phrases: &[&str]) -> bool {
     let flat = format!(" {} ", words(text).join(" "));
     phrases.iter().any(|p| flat.contains(&format!(" {p} ")))
 }
 
 /// Words that say an input was refused and will be asked again.
-pub const REFUSED: [&str; 11] = [
+pub(crate) const REFUSED: [&str; 11] = [
     "invalid",
     "error",
     "try again",
@@ -72,7 +72,7 @@ pub fn refuses(text: &str) -> bool {
 
 /// Whether `line` is a counter, not an outcome: a label with a number after its colon or
 /// equals sign (`Penalties: 0`, `sunk = 2`), or "N of M" (`Boats sunk: 1 of 5`).
-pub fn is_status_line(line: &str) -> bool {
+pub(crate) fn is_status_line(line: &str) -> bool {
     let labelled = line.split([':', '=']).skip(1).any(|rest| {
         rest.trim_start()
             .chars()
@@ -98,19 +98,19 @@ pub fn is_status_line(line: &str) -> bool {
 /// `question` asked again word for word (its last line printed again). Only for lines that
 /// should be refused or that choose one of two options: a program that asks every entry
 /// with the same prompt repeats it after an accepted one too.
-pub fn asked_again(question: &str, answer: &str) -> bool {
+pub(crate) fn asked_again(question: &str, answer: &str) -> bool {
     let first = answer.lines().map(str::trim).find(|l| !l.is_empty());
     first.is_some_and(refuses)
         || (last_line(question).is_some() && last_line(question) == last_line(answer))
 }
 
 /// The last non-empty line of `text`, trimmed: the question a program asks last.
-pub fn last_line(text: &str) -> Option<&str> {
+pub(crate) fn last_line(text: &str) -> Option<&str> {
     text.lines().map(str::trim).rfind(|l| !l.is_empty())
 }
 
 /// The integers in `text`, in order (a `-` right before digits makes them negative).
-pub fn integers(text: &str) -> Vec<i64> {
+pub(crate) fn integers(text: &str) -> Vec<i64> {
     let mut out = Vec::new();
     let chars: Vec<char> = text.chars().collect();
     let mut i = 0;
@@ -136,7 +136,7 @@ pub fn integers(text: &str) -> Vec<i64> {
 /// "Turns: 25", "turns = 25"): after the word when a `:` or `=` follows it, else the number
 /// right before it, else the next one after it on its line, else the nearest before.
 /// `None` when no such word has a number in its line.
-pub fn number_near(text: &str, stem: &str) -> Option<i64> {
+pub(crate) fn number_near(text: &str, stem: &str) -> Option<i64> {
     let number = |t: &str| {
         t.trim_matches(|c: char| !c.is_ascii_digit() && c != '-')
             .parse::<i64>()
@@ -175,7 +175,7 @@ pub fn number_near(text: &str, stem: &str) -> Option<i64> {
 /// The cells of one printed board row, if `line` is one of `cols` cells: single-character
 /// tokens separated by spaces (after an optional number label), or `cols` characters with
 /// no spaces. `|` and `[`/`]` are read as spaces.
-pub fn row_cells(line: &str, cols: usize) -> Option<Vec<char>> {
+pub(crate) fn row_cells(line: &str, cols: usize) -> Option<Vec<char>> {
     let cleaned: String = line
         .chars()
         .map(|c| if matches!(c, '|' | '[' | ']') { ' ' } else { c })
@@ -224,7 +224,7 @@ fn looks_like_a_word(t: &str) -> bool {
 /// run; a run of several grids printed back to back splits into grids of `rows`, and any
 /// rows left over at its start (a header the program drew its own way) are dropped.
 /// `accept` filters the cells a row may hold.
-pub fn grids(
+pub(crate) fn grids(
     text: &str,
     rows: usize,
     cols: usize,
@@ -264,7 +264,7 @@ pub fn windows(
 /// characters (issue 35 item 11): words (`~sea~`, `[boat]`), signed numbers (`-2`), marked
 /// cells (`0(h)`), or tab-separated cells some of them blank. `cols` cells, after an
 /// optional number label; a blank tab-separated cell is `""`.
-pub fn row_tokens(line: &str, cols: usize) -> Option<Vec<String>> {
+pub(crate) fn row_tokens(line: &str, cols: usize) -> Option<Vec<String>> {
     let pick = |ts: Vec<String>| -> Option<Vec<String>> {
         if ts.len() == cols {
             Some(ts)
@@ -294,7 +294,7 @@ pub fn row_tokens(line: &str, cols: usize) -> Option<Vec<String>> {
 /// (the same token, the same character, over the whole text), so boards of word-like cells
 /// are read like boards of characters. A row of column labels (`0 1 2 …`, `1 2 3 …`) ends
 /// a run, as does a row of one token repeated with no other (a rule line).
-pub fn token_windows(text: &str, rows: usize, cols: usize) -> Vec<Vec<Vec<char>>> {
+pub(crate) fn token_windows(text: &str, rows: usize, cols: usize) -> Vec<Vec<Vec<char>>> {
     let mut table: std::collections::BTreeMap<String, char> = std::collections::BTreeMap::new();
     let mut runs: Vec<Vec<Vec<char>>> = Vec::new();
     let mut run: Vec<Vec<char>> = Vec::new();
@@ -381,7 +381,7 @@ fn is_header(cells: &[char]) -> bool {
 /// label are kept as they are. Additive: [`grids`] itself still reads only parted labels
 /// (a glued `10` on a board of digits is ambiguous); a caller whose cells are never digits
 /// runs its text through this first.
-pub fn unglue_labels(text: &str, cols: usize) -> String {
+pub(crate) fn unglue_labels(text: &str, cols: usize) -> String {
     let mut out = String::with_capacity(text.len() + 16);
     for line in text.split_inclusive('\n') {
         out.push_str(&unglue_line(line, cols));

@@ -55,7 +55,7 @@ const EAGER: Duration = Duration::from_millis(25);
 const POLL_ANNOUNCED: Duration = Duration::from_millis(10);
 /// How a session tells that the program waits for a line (`BROADSIDE_INPUT_WAIT`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum InputWait {
+pub(crate) enum InputWait {
     /// The launcher's announcements where there are any, else [`InputWait::Kernel`].
     Announced,
     /// The launcher's announcements alone.
@@ -68,7 +68,7 @@ pub enum InputWait {
 
 impl InputWait {
     /// The way set by the environment (`BROADSIDE_INPUT_WAIT`, `BROADSIDE_QUIET_INPUT`).
-    pub fn from_env() -> InputWait {
+    pub(crate) fn from_env() -> InputWait {
         let set = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
         match set("BROADSIDE_INPUT_WAIT").as_deref() {
             Some("kernel") => InputWait::Kernel,
@@ -103,7 +103,7 @@ struct Parts {
 }
 
 /// A running program.
-pub struct Session {
+pub(crate) struct Session {
     runner: Runner,
     stdin: Option<std::fs::File>,
     shared: Arc<Mutex<Shared>>,
@@ -295,7 +295,7 @@ impl Session {
     /// Writes `line` and a newline to the program's input.
     ///
     /// Errors: the program has closed its input or ended (`false`).
-    pub fn send(&mut self, line: &str) -> bool {
+    pub(crate) fn send(&mut self, line: &str) -> bool {
         // What was announced before this line answered the last question.
         self.take_announcements();
         self.announced = false;
@@ -309,7 +309,7 @@ impl Session {
     }
 
     /// Closes the program's input: it reads end-of-file from now on.
-    pub fn close_input(&mut self) {
+    pub(crate) fn close_input(&mut self) {
         self.stdin = None;
         // A read at end of input returns at once: it is no question (see
         // `take_announcements`).
@@ -517,7 +517,7 @@ impl Session {
     }
 
     /// The request timeout of the program's limits: how long one answer may take.
-    pub fn answer_timeout(&self) -> Duration {
+    pub(crate) fn answer_timeout(&self) -> Duration {
         // A JVM's first answer includes its start-up.
         self.limits.request_timeout
     }
@@ -532,7 +532,7 @@ impl Session {
     }
 
     /// What the program wrote on standard error since the last call.
-    pub fn take_stderr(&mut self) -> String {
+    pub(crate) fn take_stderr(&mut self) -> String {
         let s = self.shared.lock().unwrap_or_else(|p| p.into_inner());
         let new =
             String::from_utf8_lossy(&s.stderr[self.taken_err.min(s.stderr.len())..]).into_owned();

@@ -77,7 +77,7 @@ impl Sheet {
     /// Notes the input conventions the program needed: `what` may hold several, `; `
     /// between them; each is kept once, however often a driver noted it (a board size asked
     /// for twice, say), and empty notes are dropped (issue 35, item 19).
-    pub fn note(&mut self, what: String) {
+    pub(crate) fn note(&mut self, what: String) {
         for one in what.split("; ").map(str::trim) {
             if !one.is_empty() && !self.conventions.iter().any(|c| c == one) {
                 self.conventions.push(one.to_string());
@@ -147,7 +147,7 @@ impl Sheet {
     }
 
     /// `id` could not be observed, and why (kept unless it is passed or failed later).
-    pub fn unobserved(&mut self, id: &str, why: impl Into<String>) {
+    pub(crate) fn unobserved(&mut self, id: &str, why: impl Into<String>) {
         if let Some(r) = self.row(id)
             && r.why_not.is_none()
         {
@@ -167,7 +167,7 @@ impl Sheet {
 
     /// The first failure, in the sheet's order, with the conversation's tail where it has
     /// no output of its own.
-    pub fn first_failure(&self) -> Option<&Divergence> {
+    pub(crate) fn first_failure(&self) -> Option<&Divergence> {
         self.rows.iter().find_map(|r| r.failure.as_ref())
     }
 
@@ -260,7 +260,7 @@ const COUNTED: [(&str, &str); 16] = [
 /// `text` with a counted noun after a lone `1` made singular: "1 ships" reads "1 ship"
 /// (issue 35, item 19). Drivers format counts with one plural; this mends them in one
 /// place, for every sentence a failure shows. `11 ships` and `0.1 ships` are left alone.
-pub fn singular_after_one(text: &str) -> String {
+pub(crate) fn singular_after_one(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(i) = rest.find("1 ") {

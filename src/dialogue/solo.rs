@@ -54,7 +54,7 @@ const QUIT_WORDS: [&str; 3] = ["q", "quit", "exit"];
 
 /// The rules a solo-10x10 `main()` dialogue judges (handout 001, "main()" and the
 /// messages of the game it describes).
-pub static RULES: [Rule; 6] = [
+pub(crate) static RULES: [Rule; 6] = [
     Rule {
         id: "never-crash",
         title: "main() never ends with a Python error, whatever the player types",
@@ -88,7 +88,7 @@ pub static RULES: [Rule; 6] = [
 ];
 
 /// The solo-10x10 `main()` driver.
-pub struct Driver;
+pub(crate) struct Driver;
 
 impl DialogueDriver for Driver {
     fn assignment(&self) -> &'static str {

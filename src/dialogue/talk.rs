@@ -163,7 +163,7 @@ impl Talk {
     }
 
     /// What the program printed last: the question the next line answers.
-    pub fn last_heard(&self) -> String {
+    pub(crate) fn last_heard(&self) -> String {
         self.last.clone()
     }
 

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 /// Bytes of one transcript file (1 MiB), the line saying it was cut aside.
-pub const LIMIT: usize = 1024 * 1024;
+pub(crate) const LIMIT: usize = 1024 * 1024;
 
 /// Characters of a submission's or a scenario's part of a file name.
 const NAME_CHARS: usize = 80;
@@ -85,7 +85,7 @@ impl TranscriptSink {
 
     /// The file of scenario `scenario`'s game: `SUBMISSION--SCENARIO.txt`, each part made
     /// safe ([`safe_part`]).
-    pub fn path_of(&self, scenario: &str) -> PathBuf {
+    pub(crate) fn path_of(&self, scenario: &str) -> PathBuf {
         self.dir.join(format!(
             "{}--{}.txt",
             safe_part(&self.submission),
@@ -126,7 +126,7 @@ fn write_file(path: &Path, text: &str) -> std::io::Result<()> {
 /// and `.` are kept, `/` becomes `.`, anything else `_`; a leading `.` becomes `_`; at most
 /// [`NAME_CHARS`] characters. When anything but a `/` was changed or cut, a hash of the
 /// whole name follows (`-1a2b3c4d`), so two names that differ only there still differ.
-pub fn safe_part(name: &str) -> String {
+pub(crate) fn safe_part(name: &str) -> String {
     let mut lossy = false;
     let mut out: String = name
         .chars()

@@ -221,7 +221,7 @@ fn already_graded(dir: &Utf8Path, want: &str, formats: &[Written], folder: &str)
 
 /// SHA-256 (hex) over each scenario's path, file text, score and visibility, and `settings`
 /// (the target, limits and student view): what a report depends on besides the submission.
-pub fn digest(scenarios: &[Scenario], settings: &str) -> String {
+pub(crate) fn digest(scenarios: &[Scenario], settings: &str) -> String {
     use sha2::{Digest, Sha256};
     let mut h = Sha256::new();
     h.update((settings.len() as u64).to_le_bytes());

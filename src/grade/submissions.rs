@@ -246,7 +246,7 @@ impl Shard {
     /// `--shard auto` or `auto/N`: the shard of this job as the engine running it says
     /// (the first of [`SHARD_ENGINES`] whose index variable `env` has), `N` from the engine
     /// when it sets one (a given `N` must agree with it).
-    pub fn from_env(
+    pub(crate) fn from_env(
         count: Option<usize>,
         env: impl Fn(&str) -> Option<String>,
     ) -> Result<Shard, GradeError> {

@@ -15,16 +15,16 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 /// The plugin that reports each test (`drivers/pytest_marking.py`).
-pub const PLUGIN: &str = include_str!("../../drivers/pytest_marking.py");
+pub(crate) const PLUGIN: &str = include_str!("../../drivers/pytest_marking.py");
 
 /// The runner of tests written into the module itself (`drivers/marking_script.py`).
-pub const SCRIPT: &str = include_str!("../../drivers/marking_script.py");
+pub(crate) const SCRIPT: &str = include_str!("../../drivers/marking_script.py");
 
 /// Wall-clock time the tests may take on the wheat.
 const WHEAT_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// The outline of the tests file (`drivers/marking_outline.py`).
-pub const OUTLINE: &str = include_str!("../../drivers/marking_outline.py");
+pub(crate) const OUTLINE: &str = include_str!("../../drivers/marking_outline.py");
 
 /// How a notebook's code cells become one script (`drivers/python_notebook.py`).
 use crate::target::python::NOTEBOOK;

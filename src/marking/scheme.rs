@@ -7,7 +7,7 @@ use serde::Deserialize;
 /// The bundled marking schemes, `(assignment, scheme file, student-tests file)`: every
 /// `specs/marking/<id>.toml`, with `<id>.tests.toml` where there is one. Found from the files:
 /// a new assignment's scheme is bundled by adding it there.
-pub fn bundled_files() -> Vec<(String, &'static str, Option<&'static str>)> {
+pub(crate) fn bundled_files() -> Vec<(String, &'static str, Option<&'static str>)> {
     let files = crate::spec::builtin_marking_files();
     files
         .iter()
@@ -237,7 +237,7 @@ pub struct Chaff {
 
 /// Whether a TOML text is a marking scheme or a student-tests file (`broadside check` checks
 /// them beside the specs).
-pub fn is_marking(text: &str) -> bool {
+pub(crate) fn is_marking(text: &str) -> bool {
     toml::from_str::<toml::Table>(text).is_ok_and(|t| {
         (t.contains_key("out_of") && t.contains_key("criterion")) || t.contains_key("chaff")
     })
@@ -247,7 +247,7 @@ pub fn is_marking(text: &str) -> bool {
 /// file.
 ///
 /// Errors: what [`parse`] finds, as a diagnostic naming the file (and line:col for TOML).
-pub fn check_file(source: &crate::diag::Source) -> Result<(), crate::diag::Diagnostic> {
+pub(crate) fn check_file(source: &crate::diag::Source) -> Result<(), crate::diag::Diagnostic> {
     let expected = "a marking scheme (specs/marking/README.md)";
     let at = |source: &crate::diag::Source, e: toml::de::Error| {
         crate::diag::Diagnostic::new(source, e.span(), e.message().to_string()).expected(expected)

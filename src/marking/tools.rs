@@ -16,7 +16,7 @@ pub struct Copy {
 }
 
 /// The limits a tool runs under: room for a JVM or GHC, a minute of processor time.
-pub fn tool_limits() -> Limits {
+pub(crate) fn tool_limits() -> Limits {
     let base = Limits::for_profile(crate::target::limits::Profile::Python);
     Limits {
         memory_mib: base.memory_mib.max(2048),
@@ -68,7 +68,7 @@ impl Copy {
 
     /// [`Copy::run`] in `dir`, a folder under the copy (outside a jail; in one, the tool
     /// starts in the working folder and is handed paths).
-    pub fn run_in(
+    pub(crate) fn run_in(
         &self,
         dir: &Path,
         program: &str,
@@ -124,7 +124,7 @@ pub fn find(root: &Path, pattern: &str) -> Vec<PathBuf> {
 
 /// The folder a submission's paths are shown relative to: `root` itself, or the folder of a
 /// one-file submission.
-pub fn folder_of(root: &Path) -> &Path {
+pub(crate) fn folder_of(root: &Path) -> &Path {
     if root.is_file() {
         root.parent().unwrap_or(root)
     } else {
@@ -133,7 +133,7 @@ pub fn folder_of(root: &Path) -> &Path {
 }
 
 /// A file's text, bytes that are not UTF-8 replaced; empty when it cannot be read.
-pub fn read_lossy(path: &Path) -> String {
+pub(crate) fn read_lossy(path: &Path) -> String {
     std::fs::read(path)
         .map(|b| String::from_utf8_lossy(&b).into_owned())
         .unwrap_or_default()

@@ -11,7 +11,7 @@ use std::fmt;
 /// A game's environment as one JSON object of strings, the form both a [`Begin`] line's last
 /// field and a launcher started ahead's first line take. JSON escapes every tab and newline
 /// inside a string, so the object is one line with no tab in it.
-pub fn env_json(env: &BTreeMap<String, String>) -> String {
+pub(crate) fn env_json(env: &BTreeMap<String, String>) -> String {
     serde_json::to_string(env).unwrap_or_else(|_| "{}".to_string())
 }
 

@@ -23,7 +23,7 @@ pub enum Built<T> {
 
 /// How a build command ended.
 #[derive(Debug, Clone)]
-pub struct BuildRun {
+pub(crate) struct BuildRun {
     /// The exit code; `None` when a signal or the timeout ended it.
     pub code: Option<i32>,
     /// Whether the timeout stopped it.
@@ -36,7 +36,7 @@ pub struct BuildRun {
 }
 
 /// A one-shot command to run contained.
-pub struct OneShot<'a> {
+pub(crate) struct OneShot<'a> {
     pub program: &'a str,
     pub args: &'a [String],
     /// Where it runs when there is no jail (a jail sets its own working folder).
@@ -54,7 +54,7 @@ pub struct OneShot<'a> {
 /// Runs `cmd` contained and waits for it, at most its timeout.
 ///
 /// Errors: the command could not be started, or its output could not be read.
-pub fn run_contained(cmd: &OneShot<'_>) -> std::io::Result<BuildRun> {
+pub(crate) fn run_contained(cmd: &OneShot<'_>) -> std::io::Result<BuildRun> {
     let OneShot {
         program,
         args,

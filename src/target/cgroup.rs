@@ -83,7 +83,7 @@ impl MemoryGroup {
     }
 
     /// How many processes of the group the kernel killed for going over its limit.
-    pub fn oom_kills(&self) -> u64 {
+    pub(crate) fn oom_kills(&self) -> u64 {
         let file = if self.v2 {
             "memory.events"
         } else {
@@ -122,7 +122,7 @@ impl MemoryGroup {
     }
 
     /// Kills every process still in the group.
-    pub fn kill_all(&self) {
+    pub(crate) fn kill_all(&self) {
         if self.v2 && std::fs::write(self.dir.join("cgroup.kill"), "1").is_ok() {
             return;
         }
@@ -157,7 +157,7 @@ impl Drop for MemoryGroup {
 
 /// Between fork and exec: moves the calling process into the group whose `cgroup.procs` is
 /// `procs`. Only async-signal-safe calls, no allocation.
-pub fn enter(procs: &CString) -> std::io::Result<()> {
+pub(crate) fn enter(procs: &CString) -> std::io::Result<()> {
     use nix::fcntl::{OFlag, open};
     use nix::sys::stat::Mode;
     let fd = open(procs.as_c_str(), OFlag::O_WRONLY, Mode::empty())?;

@@ -19,7 +19,7 @@ use std::path::Path;
 use std::time::Duration;
 
 /// The bundled driver, compiled in.
-pub const DRIVER: &str = include_str!("../../drivers/haskell/Main.hs");
+pub(crate) const DRIVER: &str = include_str!("../../drivers/haskell/Main.hs");
 
 /// The driver's file name in the build folder (not `Main.hs`: students keep the framework's).
 const DRIVER_FILE: &str = "BroadsideDriver.hs";
@@ -28,7 +28,7 @@ const DRIVER_FILE: &str = "BroadsideDriver.hs";
 const PROGRAM: &str = "broadside-haskell";
 
 /// Wall-clock time GHC may take to compile a submission.
-pub const COMPILE_TIMEOUT: Duration = Duration::from_secs(180);
+pub(crate) const COMPILE_TIMEOUT: Duration = Duration::from_secs(180);
 
 /// The GHC used; `BROADSIDE_GHC` overrides it.
 pub fn compiler() -> String {

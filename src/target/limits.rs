@@ -99,10 +99,10 @@ pub const NOBODY: u32 = 65534;
 /// block's first plus `i`: users of their own, so the process limit (counted per user) of
 /// one submission never counts another's processes, and what is left running as a slot's
 /// user after a submission is that submission's. They need no entry in `/etc/passwd`.
-pub const GRADE_UID_BASE: u32 = 61000;
+pub(crate) const GRADE_UID_BASE: u32 = 61000;
 
 /// Users per `grade` run (the most job slots a run may have).
-pub const UID_BLOCK: u32 = 256;
+pub(crate) const UID_BLOCK: u32 = 256;
 
 /// How many `grade` runs may hold a block of users at once.
 const UID_BLOCKS: u32 = 64;
@@ -200,7 +200,7 @@ pub fn namespaces_available() -> bool {
 ///
 /// `namespaces` is [`namespaces_available`], read by the parent (the child must not
 /// allocate); without it there is no jail either.
-pub fn apply_in_child(
+pub(crate) fn apply_in_child(
     limits: &Limits,
     drop_to: Option<u32>,
     namespaces: bool,
@@ -312,7 +312,7 @@ impl Jail {
     /// folders shown at the same paths (a compiler's files outside the system folders, e.g.
     /// GHC's package database under `/var/lib`); paths that are not absolute folders are
     /// skipped.
-    pub fn prepare(
+    pub(crate) fn prepare(
         root: &std::path::Path,
         workdir: &str,
         extra: &[std::path::PathBuf],

@@ -59,7 +59,7 @@ fn import_name(requirement: &str) -> String {
 /// Whether `requirement` is one pip may be given: a package name, optionally with a version
 /// (`numpy`, `numpy==1.26.4`, `scikit-learn>=1.3`); never an option (`--index-url …`), a
 /// path or a URL.
-pub fn is_requirement(requirement: &str) -> bool {
+pub(crate) fn is_requirement(requirement: &str) -> bool {
     let mut chars = requirement.chars();
     chars.next().is_some_and(|c| c.is_ascii_alphanumeric())
         && requirement

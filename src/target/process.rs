@@ -131,7 +131,7 @@ impl Process {
 
     /// Runs the child as `uid` (only when broadside runs as root; otherwise it keeps the
     /// caller's user).
-    pub fn run_as(mut self, uid: u32) -> Process {
+    pub(crate) fn run_as(mut self, uid: u32) -> Process {
         if self.drop_to.is_some() {
             self.drop_to = Some(uid);
         }
@@ -568,7 +568,7 @@ fn stop(mut r: Running) {
 }
 
 /// A fresh mark for a child's environment, unique in this broadside process.
-pub fn new_marker() -> String {
+pub(crate) fn new_marker() -> String {
     format!(
         "{}-{}",
         std::process::id(),
@@ -578,7 +578,7 @@ pub fn new_marker() -> String {
 
 /// The environment every child gets, and nothing else of the grader's (no tokens, no paths of
 /// the checkout): `PATH` (the grader's, or the system's), `LANG=C.UTF-8`, `HOME=/tmp`.
-pub fn child_env() -> Vec<(String, String)> {
+pub(crate) fn child_env() -> Vec<(String, String)> {
     let path = std::env::var("PATH").unwrap_or_else(|_| "/usr/local/bin:/usr/bin:/bin".to_string());
     vec![
         ("PATH".to_string(), path),
@@ -596,11 +596,11 @@ pub fn kill_every_marked() -> usize {
 }
 
 /// The environment variable name of the mark (see [`new_marker`]).
-pub const MARK_VAR: &str = MARK;
+pub(crate) const MARK_VAR: &str = MARK;
 
 /// Kills every process that carries `marker` in its environment and returns their command
 /// lines (what a child left behind).
-pub fn kill_marked(marker: &str) -> Vec<String> {
+pub(crate) fn kill_marked(marker: &str) -> Vec<String> {
     leftovers(marker, true)
         .into_iter()
         .map(|(_, c)| c)

@@ -16,7 +16,7 @@ pub fn all() -> Vec<Process> {
 
 /// A process's command line, its arguments joined by spaces (empty for a zombie or a
 /// process gone).
-pub fn command_line(pid: i32) -> String {
+pub(crate) fn command_line(pid: i32) -> String {
     Process::new(pid).map(|p| line_of(&p)).unwrap_or_default()
 }
 
@@ -34,7 +34,7 @@ pub fn state(pid: i32) -> Option<char> {
 }
 
 /// The processes of process group `pgid`.
-pub fn group_members(pgid: i32) -> Vec<i32> {
+pub(crate) fn group_members(pgid: i32) -> Vec<i32> {
     all()
         .into_iter()
         .filter(|p| p.stat().is_ok_and(|s| s.pgrp == pgid))
@@ -43,7 +43,7 @@ pub fn group_members(pgid: i32) -> Vec<i32> {
 }
 
 /// Processor seconds (user and system) that `pids` have used so far.
-pub fn cpu_seconds(pids: &[i32]) -> f64 {
+pub(crate) fn cpu_seconds(pids: &[i32]) -> f64 {
     let ticks = procfs::ticks_per_second().max(1) as f64;
     pids.iter()
         .filter_map(|pid| Process::new(*pid).ok()?.stat().ok())
@@ -53,13 +53,13 @@ pub fn cpu_seconds(pids: &[i32]) -> f64 {
 }
 
 /// A process's real user.
-pub fn real_uid(p: &Process) -> Option<u32> {
+pub(crate) fn real_uid(p: &Process) -> Option<u32> {
     p.status().ok().map(|s| s.ruid)
 }
 
 /// Whether an entry of a process's environment, as `NAME=value` bytes, is one `matches`
 /// accepts (`false` when it cannot be read).
-pub fn environment_has(p: &Process, matches: impl Fn(&[u8]) -> bool) -> bool {
+pub(crate) fn environment_has(p: &Process, matches: impl Fn(&[u8]) -> bool) -> bool {
     use std::os::unix::ffi::OsStrExt;
     p.environ().is_ok_and(|env| {
         env.iter().any(|(name, value)| {
@@ -88,7 +88,7 @@ pub fn threads(pid: i32) -> Vec<(Option<char>, PathBuf)> {
 
 /// This process's cgroup in hierarchy `hierarchy` (0: the v2 one) whose controllers
 /// include `controller` (any, for `None`): its path there.
-pub fn own_cgroup(hierarchy: Option<u32>, controller: Option<&str>) -> Option<String> {
+pub(crate) fn own_cgroup(hierarchy: Option<u32>, controller: Option<&str>) -> Option<String> {
     let groups = Process::myself().ok()?.cgroups().ok()?;
     groups
         .into_iter()
@@ -101,7 +101,7 @@ pub fn own_cgroup(hierarchy: Option<u32>, controller: Option<&str>) -> Option<St
 
 /// Where a file system of type `fstype` is mounted (with `option` among its super options,
 /// for cgroup v1's per-controller mounts), as this process sees the mounts.
-pub fn mount_of(fstype: &str, option: Option<&str>) -> Option<PathBuf> {
+pub(crate) fn mount_of(fstype: &str, option: Option<&str>) -> Option<PathBuf> {
     let mounts = Process::myself().ok()?.mountinfo().ok()?;
     mounts
         .into_iter()

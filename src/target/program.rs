@@ -91,12 +91,12 @@ impl ServerRecord {
     }
 
     /// A game is about to be played: no server game yet.
-    pub fn begin_game(&self) {
+    pub(crate) fn begin_game(&self) {
         self.state().last = None;
     }
 
     /// The game is played as its server's game number `n` (0: the first).
-    pub fn played_as(&self, n: u32) {
+    pub(crate) fn played_as(&self, n: u32) {
         self.state().last = Some(n);
     }
 
@@ -106,7 +106,7 @@ impl ServerRecord {
     }
 
     /// Retires the server for the rest of the run, saying why (for staff).
-    pub fn retire(&self, why: String) {
+    pub(crate) fn retire(&self, why: String) {
         let mut s = self.state();
         if s.retired.is_none() {
             s.retired = Some(why);
@@ -119,17 +119,17 @@ impl ServerRecord {
     }
 
     /// Why the server was retired, if it was: a note for staff.
-    pub fn note(&self) -> Option<String> {
+    pub(crate) fn note(&self) -> Option<String> {
         self.state().retired.clone()
     }
 
     /// Adds `d` to the time not charged to the submission.
-    pub fn uncharge(&self, d: Duration) {
+    pub(crate) fn uncharge(&self, d: Duration) {
         self.state().uncharged += d;
     }
 
     /// The time not charged since the last call.
-    pub fn take_uncharged(&self) -> Duration {
+    pub(crate) fn take_uncharged(&self) -> Duration {
         std::mem::take(&mut self.state().uncharged)
     }
 }
@@ -158,7 +158,7 @@ impl Spare {
     }
 
     /// Parks `child` (stopping one parked before).
-    pub fn park(&self, child: Box<dyn std::any::Any + Send>) {
+    pub(crate) fn park(&self, child: Box<dyn std::any::Any + Send>) {
         *self.0.lock().unwrap_or_else(|p| p.into_inner()) = Some(child);
     }
 
@@ -193,7 +193,7 @@ impl Program {
     }
 
     /// Runs it as `uid` (as root only).
-    pub fn run_as(mut self, uid: u32) -> Program {
+    pub(crate) fn run_as(mut self, uid: u32) -> Program {
         if self.drop_to.is_some() {
             self.drop_to = Some(uid);
         }
@@ -285,19 +285,19 @@ pub fn exec(command: &str, limits: Limits, uid: u32) -> Program {
 /// broadside's launcher for Java programs: it runs the main class and announces each read
 /// of standard input (see [`crate::dialogue::session`]); compiled with the submission, as
 /// `broadside_launch.Launch`.
-pub const JAVA_LAUNCHER: &str = include_str!("../../drivers/BroadsideLaunch.java");
+pub(crate) const JAVA_LAUNCHER: &str = include_str!("../../drivers/BroadsideLaunch.java");
 /// broadside's game server for Java programs: one JVM plays every game of a submission
 /// (see [`GameServer`]).
-pub const JAVA_SERVER: &str = include_str!("../../drivers/BroadsideServe.java");
+pub(crate) const JAVA_SERVER: &str = include_str!("../../drivers/BroadsideServe.java");
 /// broadside's dice for Java programs: an agent that makes `new Random()` take its seed
 /// from the JDK's uniquifier alone, and the seeding of the JDK's shared randomness with a
 /// game's seed before its `main` (`BROADSIDE_SEED`), so a program plays the same game every
 /// time it is graded; compiled with the submission, as `broadside_launch.Seed`, and
 /// packed as the agent `boot/seed.jar` ([`seed_agent`]).
-pub const JAVA_SEED: &str = include_str!("../../drivers/BroadsideSeed.java");
+pub(crate) const JAVA_SEED: &str = include_str!("../../drivers/BroadsideSeed.java");
 
 /// Wall-clock time `javac` may take.
-pub const COMPILE_TIMEOUT: Duration = Duration::from_secs(120);
+pub(crate) const COMPILE_TIMEOUT: Duration = Duration::from_secs(120);
 
 /// The Java compiler used; `BROADSIDE_JAVAC` overrides it.
 pub fn javac() -> String {
@@ -353,7 +353,7 @@ fn real_path(command: &str) -> String {
 /// started (no JDK), or the private folder cannot be made or broadside's launcher written
 /// into it ([`TargetError::Grader`](super::TargetError::Grader): `run` exits 3). Neither is
 /// the student's fault. A compile error is [`Built::Failed`].
-pub fn java_target(
+pub(crate) fn java_target(
     path: &Utf8Path,
     limits: Limits,
     uid: u32,

@@ -13,13 +13,13 @@ use super::{Process, TargetError};
 use camino::Utf8Path;
 
 /// The bundled Python driver.
-pub const DRIVER: &str = include_str!("../../drivers/python_driver.py");
+pub(crate) const DRIVER: &str = include_str!("../../drivers/python_driver.py");
 
 /// The bundled launcher of a submission's `main()`, for dialogue scenarios.
-pub const MAIN_LAUNCHER: &str = include_str!("../../drivers/python_main.py");
+pub(crate) const MAIN_LAUNCHER: &str = include_str!("../../drivers/python_main.py");
 
 /// How both find the student's module (`broadside_find.py` beside them).
-pub const FINDER: &str = include_str!("../../drivers/python_find.py");
+pub(crate) const FINDER: &str = include_str!("../../drivers/python_find.py");
 
 /// How a notebook (`.ipynb`) or Colab's `.py` export is run as the module, cell by cell,
 /// inside the child (`broadside_notebook.py` beside the driver).
@@ -36,7 +36,7 @@ pub fn interpreter() -> String {
 ///
 /// Errors: it cannot be started, or it is not such a Python (naming it and the fix):
 /// [`TargetError::Grader`].
-pub fn check_interpreter() -> Result<(), TargetError> {
+pub(crate) fn check_interpreter() -> Result<(), TargetError> {
     static CHECKED: std::sync::OnceLock<Result<(), TargetError>> = std::sync::OnceLock::new();
     CHECKED
         .get_or_init(|| {
@@ -95,7 +95,7 @@ pub fn target_as(path: &Utf8Path, uid: u32) -> Result<Process, TargetError> {
 /// still hears that the course allows none.
 ///
 /// Errors: as [`target`].
-pub fn target_with(
+pub(crate) fn target_with(
     path: &Utf8Path,
     uid: u32,
     packages: Option<&super::packages::PythonPackages>,

@@ -12,7 +12,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 /// A submission's private folder.
-pub struct Workspace {
+pub(crate) struct Workspace {
     dir: std::sync::Arc<tempfile::TempDir>,
     /// Whether the child is locked into a jail (root with namespaces).
     pub jailed: bool,
@@ -86,7 +86,7 @@ impl Workspace {
     /// `extra` host folders shown in it.
     ///
     /// Errors: a file could not be handed over or the jail prepared.
-    pub fn seal(&self, uid: u32, extra: &[PathBuf]) -> Result<Option<Jail>, TargetError> {
+    pub(crate) fn seal(&self, uid: u32, extra: &[PathBuf]) -> Result<Option<Jail>, TargetError> {
         if limits::running_as_root() {
             chown_tree(&self.work, uid).map_err(ours)?;
         }
@@ -136,18 +136,18 @@ impl Workspace {
 
 /// Writes `text` to `path` as a file every user may read (a driver the child runs, a
 /// module it imports), whatever the umask.
-pub fn write_readable(path: &Path, text: &str) -> std::io::Result<()> {
+pub(crate) fn write_readable(path: &Path, text: &str) -> std::io::Result<()> {
     std::fs::write(path, text)?;
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o644))
 }
 
 /// The error for a folder that could not be prepared.
-pub fn prepare(e: std::io::Error) -> String {
+pub(crate) fn prepare(e: std::io::Error) -> String {
     format!("could not prepare the submission's folder: {e}")
 }
 
 /// [`prepare`]'s message as broadside's own failure: the private folder is the grader's.
-pub fn ours(e: std::io::Error) -> TargetError {
+pub(crate) fn ours(e: std::io::Error) -> TargetError {
     TargetError::Grader(prepare(e))
 }
 
@@ -197,7 +197,7 @@ fn copy_tree_into(
 
 /// Copies one submitted file, refusing one with more than one hard link (see
 /// [`copy_tree`]).
-pub fn copy_file(from: &Path, to: &Path) -> std::io::Result<()> {
+pub(crate) fn copy_file(from: &Path, to: &Path) -> std::io::Result<()> {
     use std::os::unix::fs::MetadataExt;
     let meta = std::fs::symlink_metadata(from)?;
     if !meta.is_file() || meta.nlink() > 1 {
@@ -220,7 +220,7 @@ pub fn skipped_note(skipped: &[String]) -> Option<String> {
 }
 
 /// Gives `path` and everything under it to `uid`.
-pub fn chown_tree(path: &Path, uid: u32) -> std::io::Result<()> {
+pub(crate) fn chown_tree(path: &Path, uid: u32) -> std::io::Result<()> {
     std::os::unix::fs::chown(path, Some(uid), Some(uid))?;
     if path.is_dir() {
         for entry in std::fs::read_dir(path)? {

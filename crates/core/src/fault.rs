@@ -1,6 +1,6 @@
 //! How a target failed to answer at all, as opposed to answering wrongly: a [`Fault`] of one
 //! [`FaultKind`] with its message. Part of the core (the harness and the reports read it);
-//! the targets in [`crate::target`] make them.
+//! the targets in `broadside::target` make them.
 
 use serde::Serialize;
 

@@ -8,22 +8,22 @@ use crate::engine::{Dir, Outcome};
 use std::ffi::{c_char, c_void};
 
 /// The header, compiled in; written beside a submission that builds with a Makefile or `cc`.
-pub const HEADER: &str = include_str!("../../../specs/abi/broadside.h");
+pub(crate) const HEADER: &str = include_str!("../../../specs/abi/broadside.h");
 
 /// The ABI version this broadside speaks (`BS_ABI_VERSION`).
-pub const VERSION: u32 = 1;
+pub(crate) const VERSION: u32 = 1;
 
 /// `BS_ERR`: the call failed.
-pub const ERR: i32 = -1;
+pub(crate) const ERR: i32 = -1;
 /// `BS_ERR_BUFFER`: an output buffer was too small.
-pub const ERR_BUFFER: i32 = -2;
+pub(crate) const ERR_BUFFER: i32 = -2;
 /// `BS_NAME_MAX`: the longest ship name broadside passes, in bytes, the NUL excluded.
-pub const NAME_MAX: usize = 31;
+pub(crate) const NAME_MAX: usize = 31;
 
 /// `BS_COUNTER_SHOTS`.
-pub const COUNTER_SHOTS: i32 = 0;
+pub(crate) const COUNTER_SHOTS: i32 = 0;
 /// `BS_COUNTER_TURNS`.
-pub const COUNTER_TURNS: i32 = 1;
+pub(crate) const COUNTER_TURNS: i32 = 1;
 
 /// The outcome a code (`BS_MISS` = 0 … `BS_REJECTED` = 11) stands for, or `None` for a code
 /// the header does not define.
@@ -46,7 +46,7 @@ pub fn outcome(code: i32) -> Option<Outcome> {
 }
 
 /// A direction's code (`BS_RIGHT` … `BS_UP`).
-pub fn direction(dir: Dir) -> i32 {
+pub(crate) fn direction(dir: Dir) -> i32 {
     match dir {
         Dir::Right => 0,
         Dir::Down => 1,
@@ -58,7 +58,7 @@ pub fn direction(dir: Dir) -> i32 {
 /// `bs_cell`.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct BsCell {
+pub(crate) struct BsCell {
     pub row: i32,
     pub col: i32,
 }
@@ -66,7 +66,7 @@ pub struct BsCell {
 /// `bs_ship`: pointers borrowed for one call.
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
-pub struct BsShip {
+pub(crate) struct BsShip {
     pub name: *const c_char,
     pub kind: *const c_char,
     pub cells: *const BsCell,
@@ -92,7 +92,7 @@ type Drone = unsafe extern "C" fn(Game, i32, i32, *mut i32) -> i32;
 type Missile = unsafe extern "C" fn(Game, i32, i32, *mut i32) -> i32;
 
 /// The functions a library defines; `None` where it does not define one.
-pub struct Functions {
+pub(crate) struct Functions {
     pub version: Option<Version>,
     pub new_game: Option<NewGame>,
     pub free_game: Option<FreeGame>,

@@ -22,7 +22,7 @@ use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 /// How long a build may take by default.
-pub const BUILD_TIMEOUT: Duration = Duration::from_secs(120);
+pub(crate) const BUILD_TIMEOUT: Duration = Duration::from_secs(120);
 /// How much of the build's output a failure quotes, in bytes (its tail).
 const LOG_TAIL: usize = 4000;
 

@@ -23,7 +23,7 @@ pub enum Dir {
 
 impl Dir {
     /// `(row step, col step)`.
-    pub fn delta(self) -> (i64, i64) {
+    pub(crate) fn delta(self) -> (i64, i64) {
         match self {
             Dir::Right => (0, 1),
             Dir::Down => (1, 0),
@@ -32,7 +32,7 @@ impl Dir {
         }
     }
 
-    pub fn from_word(w: &str) -> Option<Dir> {
+    pub(crate) fn from_word(w: &str) -> Option<Dir> {
         match w {
             "right" => Some(Dir::Right),
             "down" => Some(Dir::Down),

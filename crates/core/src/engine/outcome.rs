@@ -71,7 +71,7 @@ impl Outcome {
     }
 
     /// Parses a word; `None` for anything else.
-    pub fn from_word(word: &str) -> Option<Outcome> {
+    pub(crate) fn from_word(word: &str) -> Option<Outcome> {
         Outcome::ALL.into_iter().find(|o| o.word() == word)
     }
 }

@@ -102,7 +102,7 @@ pub trait Target {
     /// Wall-clock time spent since the last call on work that is not the submission's and
     /// is not charged to it (in its scenario's `elapsed_ms` or its time budget): a game
     /// played on a game server, then thrown away and replayed in a fresh process (see
-    /// [`crate::dialogue::run`]). Zero by default.
+    /// `broadside::dialogue::run`). Zero by default.
     fn uncharged(&mut self) -> std::time::Duration {
         std::time::Duration::ZERO
     }

@@ -22,7 +22,7 @@ pub struct Cause<'a> {
 }
 
 /// The function a fault message names first (`` `is_sunk` is not defined ``).
-pub fn faulting_function(message: &str) -> Option<&str> {
+pub(crate) fn faulting_function(message: &str) -> Option<&str> {
     let rest = message.strip_prefix('`')?;
     let name = rest.split('`').next()?;
     (!name.is_empty() && name.chars().all(|c| c.is_alphanumeric() || c == '_')).then_some(name)

@@ -412,7 +412,7 @@ impl ScenarioResult {
     }
 
     /// A fault while reading the `[end]` state, after every step was played.
-    pub fn errored_at_end(mut self, f: Fault) -> ScenarioResult {
+    pub(crate) fn errored_at_end(mut self, f: Fault) -> ScenarioResult {
         let message = format!("while reading the state at the end: {}", f.message);
         self.status = Status::Error;
         self.steps_run = self.steps;
@@ -531,7 +531,7 @@ pub fn scenario_ids<'a>(paths: impl IntoIterator<Item = &'a str>) -> Vec<String>
 /// Each path without the folder all of them share (`/srv/suite/hidden/b.toml` among
 /// `/srv/suite/a.toml` gives `hidden/b.toml`; a single file gives its file name): a
 /// scenario's file as named within its suite, whatever the path it was loaded by.
-pub fn relative_paths<'a>(paths: impl IntoIterator<Item = &'a str>) -> Vec<String> {
+pub(crate) fn relative_paths<'a>(paths: impl IntoIterator<Item = &'a str>) -> Vec<String> {
     use camino::Utf8Path;
     let paths: Vec<&Utf8Path> = paths.into_iter().map(Utf8Path::new).collect();
     let mut common: Option<&Utf8Path> = paths.first().and_then(|p| p.parent());

@@ -36,7 +36,7 @@ pub struct Judged {
 
 /// Tallies a scenario's checks by part, as the harness judges them.
 #[derive(Debug, Clone, Default)]
-pub struct Tally {
+pub(crate) struct Tally {
     rows: Vec<Judged>,
 }
 
@@ -69,7 +69,7 @@ impl Tally {
         }
     }
 
-    pub fn into_rows(self) -> Vec<Judged> {
+    pub(crate) fn into_rows(self) -> Vec<Judged> {
         self.rows
     }
 }

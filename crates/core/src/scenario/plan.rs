@@ -4,7 +4,7 @@
 
 /// A plan that cannot be played in its order: the index of the first move that cannot,
 /// and why.
-pub type Misplaced = (usize, String);
+pub(crate) type Misplaced = (usize, String);
 
 /// One whole-program assignment's plan grammar.
 pub struct Grammar {
@@ -18,7 +18,7 @@ pub struct Grammar {
 }
 
 /// The grammars, one per whole-program assignment (each has a driver in `dialogue`).
-pub static GRAMMARS: [Grammar; 3] = [
+pub(crate) static GRAMMARS: [Grammar; 3] = [
     Grammar {
         assignment: "battleboats",
         moves: &battleboats::MOVES,
@@ -54,14 +54,14 @@ pub fn vocabulary(id: &str) -> Option<&'static [&'static str]> {
 
 /// Checks that a plan of moves (all from the assignment's vocabulary) can be played in its
 /// order. Errors: the index of the first move that cannot, and why.
-pub fn check_plan(id: &str, moves: &[&str]) -> Result<(), Misplaced> {
+pub(crate) fn check_plan(id: &str, moves: &[&str]) -> Result<(), Misplaced> {
     grammar(id).map_or(Ok(()), |g| (g.check)(moves))
 }
 
 /// battleboats's plan grammar.
 pub mod battleboats {
     /// The moves a battleboats dialogue may plan.
-    pub const MOVES: [&str; 15] = [
+    pub(crate) const MOVES: [&str; 15] = [
         "print",
         "hit-each-boat",
         "sink-smallest",
@@ -83,7 +83,7 @@ pub mod battleboats {
     /// cell after a missile, and nothing after `sink-all` (which ends the game).
     ///
     /// Errors: the index of the first move that cannot be played, and why.
-    pub fn check_plan(moves: &[&str]) -> Result<(), super::Misplaced> {
+    pub(crate) fn check_plan(moves: &[&str]) -> Result<(), super::Misplaced> {
         for (i, m) in moves.iter().enumerate() {
             let before = &moves[..i];
             let after_any = |names: &[&str]| before.iter().any(|b| names.contains(b));
@@ -113,7 +113,7 @@ pub mod battleboats {
 /// grenades-8x8's plan grammar.
 pub mod grenades {
     /// The moves a grenades-8x8 dialogue may plan.
-    pub const MOVES: [&str; 9] = [
+    pub(crate) const MOVES: [&str; 9] = [
         "place-off-grid",
         "place-occupied",
         "place",
@@ -130,7 +130,7 @@ pub mod grenades {
     /// (which plays the game to its end).
     ///
     /// Errors: the index of the first move that cannot be played, and why.
-    pub fn check_plan(moves: &[&str]) -> Result<(), super::Misplaced> {
+    pub(crate) fn check_plan(moves: &[&str]) -> Result<(), super::Misplaced> {
         let placing = ["place-off-grid", "place-occupied", "place"];
         for (i, m) in moves.iter().enumerate() {
             let before = &moves[..i];
@@ -178,13 +178,13 @@ pub mod grenades {
 /// solo-10x10's plan grammar.
 pub mod solo {
     /// The moves a solo-10x10 dialogue may plan.
-    pub const MOVES: [&str; 4] = ["hostile-input", "quit", "end-of-input", "play"];
+    pub(crate) const MOVES: [&str; 4] = ["hostile-input", "quit", "end-of-input", "play"];
 
     /// Checks that a plan can be played: nothing after a move that ends the game (`quit`,
     /// `end-of-input`, `play`).
     ///
     /// Errors: the index of the first move that cannot be played, and why.
-    pub fn check_plan(moves: &[&str]) -> Result<(), super::Misplaced> {
+    pub(crate) fn check_plan(moves: &[&str]) -> Result<(), super::Misplaced> {
         match moves
             .iter()
             .position(|m| ["quit", "end-of-input", "play"].contains(m))

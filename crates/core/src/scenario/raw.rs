@@ -52,7 +52,7 @@ impl<'de, T: Shape> Deserialize<'de> for Loose<T> {
 
 /// A type read from a TOML value by its kind alone: a string is a string (a datetime is
 /// not), an integer an integer.
-pub trait Shape: Sized {
+pub(crate) trait Shape: Sized {
     /// `Some` if `v` has this shape.
     fn from_value(v: &Value) -> Option<Self>;
 }
@@ -84,7 +84,7 @@ impl<T: Shape> Shape for Vec<T> {
 
 /// One value, or a list of accepted values (a state key under a `decision`).
 #[derive(Debug, Clone, PartialEq)]
-pub enum OneOrMany<T> {
+pub(crate) enum OneOrMany<T> {
     /// `shots = 3`.
     One(T),
     /// `shots = [3, 4]`; may be empty, which the loader reports.
@@ -93,7 +93,7 @@ pub enum OneOrMany<T> {
 
 impl<T> OneOrMany<T> {
     /// The accepted values as a list.
-    pub fn into_vec(self) -> Vec<T> {
+    pub(crate) fn into_vec(self) -> Vec<T> {
         match self {
             OneOrMany::One(t) => vec![t],
             OneOrMany::Many(list) => list,
@@ -162,7 +162,7 @@ macro_rules! scalars_as_value {
 /// One element of a list of words: a string, a boolean (a query's answer), or anything
 /// else as written.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Atom {
+pub(crate) enum Atom {
     /// `"hit"`, `"Submarine"`.
     Word(String),
     /// `true` or `false`.
@@ -225,7 +225,7 @@ impl<'de> Deserialize<'de> for Atom {
 
 /// A cell as a scenario writes it, before the spec reads it.
 #[derive(Debug, Clone, PartialEq)]
-pub enum CellInput {
+pub(crate) enum CellInput {
     /// A string in the assignment's notation, e.g. `"B3"`; the spec parses it.
     Notation(String),
     /// A raw `[row, col]` pair, zero-based, maybe off the board (`[6, 0]`, `[-1, 3]`).
@@ -284,7 +284,7 @@ impl<'de> Deserialize<'de> for CellInput {
 
 /// A `dir` value.
 #[derive(Debug, Clone, PartialEq)]
-pub enum DirInput {
+pub(crate) enum DirInput {
     /// `"right"`, `"down"`, `"left"` or `"up"`.
     Dir(Dir),
     /// Anything else, as written (a string bare, any other value in TOML).
@@ -308,7 +308,7 @@ impl<'de> Deserialize<'de> for DirInput {
 
 /// A ship's (or a grenade's) position in `[setup]`.
 #[derive(Debug, Clone, PartialEq)]
-pub enum ShipInput {
+pub(crate) enum ShipInput {
     /// One cell: a notation string, or a `[row, col]` pair of integers (a one-cell item, a
     /// grenades-8x8 ship or grenade), not a list of two cells.
     One(CellInput),
@@ -386,7 +386,7 @@ impl<'de> Deserialize<'de> for ShipInput {
 
 /// A `place = { ship = NAME, at = CELL, dir = "right", player = NAME }` action.
 #[derive(Debug, Clone, PartialEq)]
-pub enum PlaceInput {
+pub(crate) enum PlaceInput {
     /// A table, each part `None` where missing.
     Table {
         /// The ship's name or kind; `None` if missing or not a string.
@@ -469,7 +469,7 @@ impl<'de> Deserialize<'de> for PlaceInput {
 
 /// A `drone = { row = N } | { col = N }` action.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DroneInput {
+pub(crate) enum DroneInput {
     /// `{ row = N }`, zero-based, maybe off the board.
     Row(i64),
     /// `{ col = N }`, zero-based, maybe off the board.
@@ -515,7 +515,7 @@ impl From<Value> for DroneInput {
 
 /// A step's `expect`, before the action and the spec say which words it may hold.
 #[derive(Debug, Clone, PartialEq)]
-pub enum ExpectInput {
+pub(crate) enum ExpectInput {
     /// `expect = "hit"`: one outcome word (or a query's ship name, or `"none"`).
     Word(String),
     /// `expect = true`: a query's answer.
@@ -530,7 +530,7 @@ pub enum ExpectInput {
 
 /// `expect = { outcome = …, ship = …, owner = …, count = …, cells = { … } }`.
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct ExpectTable {
+pub(crate) struct ExpectTable {
     /// The keys other than `outcome`, in key order, as the loader checks them.
     pub details: Vec<Detail>,
     /// `outcome`: one word or a list, each as written; `None` where missing.
@@ -539,7 +539,7 @@ pub struct ExpectTable {
 
 /// One detail key of an expectation table, its value as written where of the wrong kind.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Detail {
+pub(crate) enum Detail {
     /// `ship = NAME`: the ship sunk (or hit).
     Ship(Loose<String>),
     /// `owner = PLAYER`: whose ship or grenade was struck.
@@ -599,7 +599,7 @@ impl ExpectTable {
 impl ExpectInput {
     /// Whether this accepts only `rejected` (word, list or table form), so a placement
     /// leaves its ship unplaced for later steps.
-    pub fn only_rejection(&self) -> bool {
+    pub(crate) fn only_rejection(&self) -> bool {
         let all_rejected = |words: &[Atom]| {
             !words.is_empty() && words.iter().all(|w| w.word() == Some("rejected"))
         };
@@ -654,7 +654,7 @@ impl From<Value> for ExpectInput {
 
 /// The value of one `state` or `[end]` key, in the shape its key takes.
 #[derive(Debug, Clone, PartialEq)]
-pub enum StateValue {
+pub(crate) enum StateValue {
     /// `remaining`, `sunk`: a list of ship names.
     Names(Loose<Vec<String>>),
     /// `won`, `lost`: `true`/`false`, or a list of accepted values.

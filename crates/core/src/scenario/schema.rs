@@ -14,7 +14,7 @@ use toml::Spanned;
     deny_unknown_fields,
     expecting = "a scenario file: a table with `assignment` and `steps` or a `[dialogue]`"
 )]
-pub struct RawScenario {
+pub(crate) struct RawScenario {
     /// The spec id, e.g. `"colab-6x6"`.
     pub assignment: Spanned<String>,
     /// A title for reports; default the file's name without `.toml`.
@@ -49,7 +49,7 @@ pub struct RawScenario {
 /// `[dialogue]`: the moves of a planned game, played against a whole program.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields, expecting = "a `[dialogue]` table with `moves`")]
-pub struct RawDialogue {
+pub(crate) struct RawDialogue {
     /// Move names from the assignment's vocabulary, in order.
     pub moves: Spanned<Vec<Spanned<String>>>,
     /// Seeds the choices the plan leaves open (the fleet handed to solo-10x10's `main()`,
@@ -63,7 +63,7 @@ pub struct RawDialogue {
     deny_unknown_fields,
     expecting = "a `[setup]` table (`ships`, or `players` in a two-player game)"
 )]
-pub struct RawSetup {
+pub(crate) struct RawSetup {
     /// One-player games: ship name → a list of cells, or `{ at = CELL, dir = "right" }`.
     pub ships: Option<Spanned<BTreeMap<Spanned<String>, Spanned<ShipInput>>>>,
     /// Two-player games: player name → that player's ships and grenades.
@@ -97,7 +97,7 @@ pub struct RawFleetEntry {
     deny_unknown_fields,
     expecting = "a player's table with `ships` and `grenades`"
 )]
-pub struct RawPlayerSetup {
+pub(crate) struct RawPlayerSetup {
     /// The player's ships.
     #[serde(default)]
     pub ships: Vec<Spanned<ShipInput>>,
@@ -112,7 +112,7 @@ pub struct RawPlayerSetup {
     deny_unknown_fields,
     expecting = "a `[[steps]]` table: an action such as `fire = \"B2\"` and its `expect`"
 )]
-pub struct RawStep {
+pub(crate) struct RawStep {
     /// `fire = CELL`: a shot.
     pub fire: Option<Spanned<CellInput>>,
     /// Who fires, in a two-player game.

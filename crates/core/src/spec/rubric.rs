@@ -115,7 +115,7 @@ impl Rubric {
     /// The parts a check is charged to: those judging a function in `functions` (a `[checks]`
     /// row's comma-separated list, or the function the driver or the divergence named), else
     /// the one claiming the check's `kind`. Empty: the check carries no weight.
-    pub fn parts_of(&self, functions: Option<&str>, kind: &str) -> Vec<&str> {
+    pub(crate) fn parts_of(&self, functions: Option<&str>, kind: &str) -> Vec<&str> {
         let named: Vec<&str> = functions
             .into_iter()
             .flat_map(|f| f.split(", "))
@@ -136,7 +136,7 @@ impl Rubric {
     /// `functions` and those claiming its `kind` (a shot `check_if_hits` answered went
     /// through `hit()` too). A failure is charged to the function at fault alone
     /// ([`Rubric::parts_of`]).
-    pub fn parts_credited(&self, functions: Option<&str>, kind: &str) -> Vec<&str> {
+    pub(crate) fn parts_credited(&self, functions: Option<&str>, kind: &str) -> Vec<&str> {
         let mut named = self.parts_of(functions, kind);
         named.extend(
             self.parts

@@ -146,7 +146,7 @@ impl StateKey {
         }
     }
 
-    pub fn from_name(name: &str) -> Option<StateKey> {
+    pub(crate) fn from_name(name: &str) -> Option<StateKey> {
         StateKey::ALL.into_iter().find(|k| k.name() == name)
     }
 
@@ -351,7 +351,11 @@ pub struct DrawnFleets(std::sync::Mutex<Vec<(u32, Option<String>)>>);
 
 impl DrawnFleets {
     /// The verdict for `count` fleets: kept, or worked out by `work` and kept.
-    pub fn get_or(&self, count: u32, work: impl FnOnce() -> Option<String>) -> Option<String> {
+    pub(crate) fn get_or(
+        &self,
+        count: u32,
+        work: impl FnOnce() -> Option<String>,
+    ) -> Option<String> {
         let kept = |v: &Vec<(u32, Option<String>)>| {
             v.iter().find(|(c, _)| *c == count).map(|(_, w)| w.clone())
         };
@@ -418,7 +422,7 @@ pub struct Probe {
 
 impl Rules {
     /// What a kind of check judges (`[checks.KIND]`), if the spec says.
-    pub fn check_rule(&self, kind: &str) -> Option<&CheckRule> {
+    pub(crate) fn check_rule(&self, kind: &str) -> Option<&CheckRule> {
         self.checks.iter().find(|c| c.kind == kind)
     }
 
@@ -438,7 +442,7 @@ impl Rules {
     }
 
     /// The outcome words this assignment can answer to a `fire`.
-    pub fn fire_outcomes(&self) -> Vec<Outcome> {
+    pub(crate) fn fire_outcomes(&self) -> Vec<Outcome> {
         let mut out: Vec<Outcome> = [
             Event::Miss,
             Event::Hit,
@@ -501,7 +505,7 @@ impl Rules {
     }
 
     /// A copy with another board size and the same fleet.
-    pub fn with_board(&self, rows: u8, cols: u8) -> Rules {
+    pub(crate) fn with_board(&self, rows: u8, cols: u8) -> Rules {
         Rules {
             rows,
             cols,
@@ -512,7 +516,7 @@ impl Rules {
     /// A copy with one more item like item `like` (same kind, length and owner), named
     /// `KIND-N` with N one past the items of that kind (`battleship-2` beside `battleship`):
     /// a ship a `place` step puts down past the fleet (`place_beyond_fleet`).
-    pub fn with_extra(&self, like: usize) -> Rules {
+    pub(crate) fn with_extra(&self, like: usize) -> Rules {
         let mut r = self.clone();
         let def = self.items[like].clone();
         let of_kind = self

@@ -5,7 +5,7 @@
 //! processes, drives a terminal or parses a command line, and that its own code reads no
 //! clock, starts no process and keeps no global state (docs/guide/development.md, "Layout").
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 /// Crates of the shell's kind: processes, terminals, command lines, threads, the file system.
@@ -40,62 +40,37 @@ const SHELL_CODE: &[&str] = &[
     "std::thread::spawn",
 ];
 
-/// The names of every package `broadside-core` depends on for building its library
-/// (normal dependencies, transitively), from `cargo metadata`.
+/// The names of every package `broadside-core` depends on for building its library on this
+/// machine (normal dependencies, transitively), from `cargo tree`: it reads the lock file and
+/// the packages the build downloaded, so it needs no network.
 fn core_dependencies() -> BTreeSet<String> {
     let out = std::process::Command::new(env!("CARGO"))
-        .args(["metadata", "--format-version", "1", "--offline"])
+        .args([
+            "tree",
+            "--package",
+            "broadside-core",
+            "--edges",
+            "normal",
+            "--prefix",
+            "none",
+            "--format",
+            "{p}",
+            "--offline",
+        ])
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .output()
         .expect("cargo runs");
     assert!(
         out.status.success(),
-        "cargo metadata failed: {}",
+        "cargo tree failed: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let meta: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let names: BTreeMap<&str, &str> = meta["packages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| (p["id"].as_str().unwrap(), p["name"].as_str().unwrap()))
-        .collect();
-    let nodes: BTreeMap<&str, Vec<&str>> = meta["resolve"]["nodes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|n| {
-            let normal = n["deps"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .filter(|d| {
-                    d["dep_kinds"]
-                        .as_array()
-                        .unwrap()
-                        .iter()
-                        .any(|k| k["kind"].is_null())
-                })
-                .map(|d| d["pkg"].as_str().unwrap())
-                .collect();
-            (n["id"].as_str().unwrap(), normal)
-        })
-        .collect();
-    let core = names
-        .iter()
-        .find(|(_, name)| **name == "broadside-core")
-        .map(|(id, _)| *id)
-        .expect("the workspace has broadside-core");
-    let mut seen = BTreeSet::new();
-    let mut todo = vec![core];
-    while let Some(id) = todo.pop() {
-        for dep in nodes.get(id).into_iter().flatten() {
-            if seen.insert(*dep) {
-                todo.push(dep);
-            }
-        }
-    }
-    seen.iter().map(|id| names[id].to_string()).collect()
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|line| line.split_whitespace().next())
+        .filter(|name| *name != "broadside-core")
+        .map(String::from)
+        .collect()
 }
 
 #[test]

@@ -32,11 +32,7 @@ impl Workspace {
         let dir = tempfile::Builder::new()
             .prefix("broadside-")
             .tempdir()
-            .map_err(|e| {
-                TargetError::Grader(format!(
-                    "could not make a private folder for the submission: {e}"
-                ))
-            })?;
+            .map_err(no_private_folder)?;
         let jailed = limits::running_as_root() && limits::namespaces_available();
         let jail_root = dir.path().join("jail");
         let boxed = if jailed {
@@ -144,6 +140,13 @@ pub(crate) fn write_readable(path: &Path, text: &str) -> std::io::Result<()> {
 /// The error for a folder that could not be prepared.
 pub(crate) fn prepare(e: std::io::Error) -> String {
     format!("could not prepare the submission's folder: {e}")
+}
+
+/// A private folder for the submission that could not be made: broadside's own failure.
+pub fn no_private_folder(e: std::io::Error) -> TargetError {
+    TargetError::Grader(format!(
+        "could not make a private folder for the submission: {e}"
+    ))
 }
 
 /// [`prepare`]'s message as broadside's own failure: the private folder is the grader's.

@@ -2,7 +2,7 @@
 //! private folder, start nothing yet.
 
 use crate::target::limits::{Limits, NOBODY};
-use crate::target::workspace::{Workspace, ours};
+use crate::target::workspace::{Workspace, no_private_folder, ours};
 use crate::target::{Target, TargetError, Unbuildable};
 use camino::Utf8Path;
 use std::os::unix::fs::PermissionsExt;
@@ -83,11 +83,7 @@ fn make(
     let build_dir = tempfile::Builder::new()
         .prefix("broadside-build-")
         .tempdir()
-        .map_err(|e| {
-            TargetError::Grader(format!(
-                "could not make a private folder for the submission: {e}"
-            ))
-        })?;
+        .map_err(no_private_folder)?;
     let library =
         match super::build::library(path.as_std_path(), build_dir.path(), uid, build_timeout)? {
             crate::target::build::Built::Ready(l) => l,

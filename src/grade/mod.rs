@@ -1,31 +1,14 @@
 //! Grading a class: a folder of submissions against suites, in parallel, with one report per
 //! submission and a class summary (`broadside grade` and `broadside merge`).
 
+mod error;
 mod html;
 mod run;
 mod submissions;
 mod summary;
 
+pub use error::GradeError;
 pub use html::class_report;
 pub use run::{Graded, MakeTarget, Plan, Progress, Written, grade, write_atomic, write_reports};
 pub use submissions::{SHARD_ENGINES, Shard, Submission, discover, drop_aliases, strays};
 pub use summary::{ClassSummary, ScenarioRate, SubmissionRow, read_graded};
-
-/// Why a class could not be graded, or one submission was not. The kind decides what
-/// happens: `broadside` maps each to its exit code, and a submission's is listed as not
-/// graded, never scored.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum GradeError {
-    /// The class's inputs are wrong: a submissions folder that cannot be read, a shard that
-    /// is not `K/N`, graded folders whose reports do not read back (exit 2).
-    #[error("{0}")]
-    Input(String),
-    /// One submission was not graded: its target could not be made, or broadside's own side
-    /// failed in one of its scenarios. It is listed with why and graded again by `--resume`.
-    #[error("{0}")]
-    NotGraded(String),
-    /// A report or summary file could not be written (the message names it): broadside's
-    /// side (exit 3).
-    #[error("{0}")]
-    Write(String),
-}

@@ -12,7 +12,7 @@
 
 use super::build::{Built, OneShot, run_contained};
 use super::limits::{Limits, MemoryKind};
-use super::workspace::{Workspace, copy_tree, ours, prepare};
+use super::workspace::{Workspace, copy_tree, ours, theirs};
 use super::{Fault, FaultKind, Process, TargetError};
 use camino::Utf8Path;
 use std::path::Path;
@@ -64,7 +64,7 @@ pub fn target(
                 name.ends_with(".hs")
             }
         };
-        skipped = copy_tree(&src, &work, &hs).map_err(|e| TargetError::Input(prepare(e)))?;
+        skipped = copy_tree(&src, &work, &hs).map_err(theirs)?;
         if !work.join("Battleship.hs").is_file() {
             return Ok(Built::Failed(Fault {
                 kind: FaultKind::Setup,
@@ -72,8 +72,7 @@ pub fn target(
             }));
         }
     } else {
-        super::workspace::copy_file(&src, &work.join("Battleship.hs"))
-            .map_err(|e| TargetError::Input(prepare(e)))?;
+        super::workspace::copy_file(&src, &work.join("Battleship.hs")).map_err(theirs)?;
     }
     std::fs::write(work.join(DRIVER_FILE), DRIVER).map_err(ours)?;
     let jail = ws.seal(uid, &ghc_folders())?;

@@ -9,7 +9,7 @@
 
 use super::build::Built;
 use super::limits::{self, Jail, Limits, MemoryKind};
-use super::workspace::{Workspace, copy_tree, ours, prepare};
+use super::workspace::{Workspace, copy_tree, ours, theirs};
 use super::{Fault, FaultKind, Observed, Plays, Target};
 use crate::engine::Answer;
 use crate::scenario::{Action, Setup};
@@ -359,8 +359,6 @@ pub(crate) fn java_target(
     uid: u32,
 ) -> Result<Built<Box<Program>>, super::TargetError> {
     use super::TargetError;
-    // The submission's sources, read and copied: the input's side.
-    let theirs = |e: std::io::Error| TargetError::Input(prepare(e));
     let src =
         std::fs::canonicalize(path).map_err(|e| TargetError::Input(format!("java:{path}: {e}")))?;
     let ws = Workspace::new()?;

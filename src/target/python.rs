@@ -8,7 +8,7 @@
 
 use super::limits::NOBODY;
 use super::program::GameServer;
-use super::workspace::{Workspace, copy_tree, ours, prepare};
+use super::workspace::{Workspace, copy_tree, ours, theirs};
 use super::{Process, TargetError};
 use camino::Utf8Path;
 
@@ -118,16 +118,14 @@ pub(crate) fn target_with(
     }
     let mut skipped = Vec::new();
     let copy = if src.is_dir() {
-        skipped =
-            copy_tree(&src, &ws.work, &|_, _| true).map_err(|e| TargetError::Input(prepare(e)))?;
+        skipped = copy_tree(&src, &ws.work, &|_, _| true).map_err(theirs)?;
         ws.work.clone()
     } else {
         let name = src
             .file_name()
             .map(|n| n.to_os_string())
             .unwrap_or_default();
-        super::workspace::copy_file(&src, &ws.work.join(&name))
-            .map_err(|e| TargetError::Input(prepare(e)))?;
+        super::workspace::copy_file(&src, &ws.work.join(&name)).map_err(theirs)?;
         ws.work.join(&name)
     };
     let args = vec![

@@ -149,6 +149,12 @@ pub fn no_private_folder(e: std::io::Error) -> TargetError {
     ))
 }
 
+/// [`prepare`]'s message as the input's failure: the submission's own files could not be read
+/// or copied.
+pub fn theirs(e: std::io::Error) -> TargetError {
+    TargetError::Input(prepare(e))
+}
+
 /// [`prepare`]'s message as broadside's own failure: the private folder is the grader's.
 pub(crate) fn ours(e: std::io::Error) -> TargetError {
     TargetError::Grader(prepare(e))

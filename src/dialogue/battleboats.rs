@@ -26,9 +26,9 @@
 //! prints (its cells are checked by later shots and the counts).
 
 use super::read::{self, asked_again, has_phrase, has_stem, integers, words};
-use super::sheet::{Rule, Sheet};
+use super::sheet::{Lost, RuleId, RuleText, Sheet, rules};
 use super::talk::{Heard, Stop, Talk};
-use super::{DialogueDriver, Played, Progress};
+use super::{DialogueDriver, MoveRules, Played, Progress, judged_by_moves, move_rows};
 use crate::cell::{Cell, RawCell};
 use crate::engine::{Axis, Game, Outcome};
 use crate::scenario::{Dialogue, Scenario};
@@ -37,73 +37,97 @@ use crate::target::Program;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
-/// The rules a battleboats dialogue judges.
-pub(crate) static RULES: [Rule; 13] = [
-    Rule {
-        id: "fleet",
-        title: "The board holds the handout's fleet: boats of 5, 4, 3, 3 and 2 in standard mode, the ten boats in expert",
-        clause: "§3: \"For the Standard game mode you will place 5 boats on the board. These boats will have the following lengths: 1 boat of length 5, 1 boat of length 4, 2 boats of length 3, 1 boat of length 2. For the Expert game mode you will place 10 boats ... 2 boats of length 5, 2 boats of length 4, 4 boats of length 3, 2 boat of length 2\"",
-    },
-    Rule {
-        id: "print",
-        title: "`print` shows the whole board, each boat told apart",
-        clause: "§7: \"the program should print the entire board to terminal, displaying spots that have been hit and missed, as well as where boats are. It is important that you differentiate the boats in some way.\"",
-    },
-    Rule {
-        id: "miss",
-        title: "A shot at open water prints miss",
-        clause: "§4: \"If there is no boat at the location, print “miss”.\"",
-    },
-    Rule {
-        id: "hit",
-        title: "A shot at a boat prints hit",
-        clause: "§4: \"If there is a boat, print “hit”.\"",
-    },
-    Rule {
-        id: "sunk",
-        title: "The shot that completes a boat prints sunk",
-        clause: "§4: \"If the boat sinks, print “sunk”.\"",
-    },
-    Rule {
-        id: "penalty-on-repeat",
-        title: "A shot at a cell fired on before prints penalty",
-        clause: "§4: \"If the user has already attacked that location ... print “penalty”.\" \"Do not print “hit” again if the user has already “hit” this location.\"",
-    },
-    Rule {
-        id: "penalty-off-board",
-        title: "A shot off the board prints penalty",
-        clause: "§4: \"If ... location is out of bounds, print “penalty”.\"",
-    },
-    Rule {
-        id: "drone-count",
-        title: "The drone counts the boat cells of a row or column, hit ones too",
-        clause: "§5 Drone: \"determine how many spots are there that contain a boat ... The drone will count boat spots that have already been hit and sunk.\"",
-    },
-    Rule {
-        id: "power-used-up",
-        title: "A power past its limit prints a used-up message",
-        clause: "§5: \"Each power can be used once a game if the game is in standard mode, and twice if the game is in expert mode.\" \"a message will be printed notifying them that they have already used that power as many times as they can\"",
-    },
-    Rule {
-        id: "power-bad-input",
-        title: "A bad answer to a power's question is refused and asked again",
-        clause: "§5 Drone: \"If the user types in an invalid response, the program should alert them until they type in a valid response\"; Missile: \"the program will continue to ask the user to type in valid coordinates\"",
-    },
-    Rule {
-        id: "missile",
-        title: "A missile strikes the 3×3 square clipped to the board",
-        clause: "§5 Missile: \"If the chosen spot is near the edge of the board, the missile will only hit the spots on the board\"",
-    },
-    Rule {
-        id: "turns",
-        title: "The end reports the turns, a penalty skipping one and each power using one",
-        clause: "§4: \"report how many turns it took to sink all the boats\"; \"the user's next turn will be skipped (meaning that an extra turn will be added to the turn counter\"; §5: \"Each power will add one turn to the total turn count\"",
-    },
-    Rule {
-        id: "shots",
-        title: "The end reports the cannon shots (powers are none)",
-        clause: "§4: \"as well as the total number of cannon shots\"; §5: \"but will not count as a shot fired\"",
-    },
+rules! {
+    /// The rules a battleboats dialogue judges.
+    pub(crate) enum Rule {
+        Fleet => RuleText {
+            id: "fleet",
+            title: "The board holds the handout's fleet: boats of 5, 4, 3, 3 and 2 in standard mode, the ten boats in expert",
+            clause: "§3: \"For the Standard game mode you will place 5 boats on the board. These boats will have the following lengths: 1 boat of length 5, 1 boat of length 4, 2 boats of length 3, 1 boat of length 2. For the Expert game mode you will place 10 boats ... 2 boats of length 5, 2 boats of length 4, 4 boats of length 3, 2 boat of length 2\"",
+        },
+        Print => RuleText {
+            id: "print",
+            title: "`print` shows the whole board, each boat told apart",
+            clause: "§7: \"the program should print the entire board to terminal, displaying spots that have been hit and missed, as well as where boats are. It is important that you differentiate the boats in some way.\"",
+        },
+        Miss => RuleText {
+            id: "miss",
+            title: "A shot at open water prints miss",
+            clause: "§4: \"If there is no boat at the location, print “miss”.\"",
+        },
+        Hit => RuleText {
+            id: "hit",
+            title: "A shot at a boat prints hit",
+            clause: "§4: \"If there is a boat, print “hit”.\"",
+        },
+        Sunk => RuleText {
+            id: "sunk",
+            title: "The shot that completes a boat prints sunk",
+            clause: "§4: \"If the boat sinks, print “sunk”.\"",
+        },
+        PenaltyOnRepeat => RuleText {
+            id: "penalty-on-repeat",
+            title: "A shot at a cell fired on before prints penalty",
+            clause: "§4: \"If the user has already attacked that location ... print “penalty”.\" \"Do not print “hit” again if the user has already “hit” this location.\"",
+        },
+        PenaltyOffBoard => RuleText {
+            id: "penalty-off-board",
+            title: "A shot off the board prints penalty",
+            clause: "§4: \"If ... location is out of bounds, print “penalty”.\"",
+        },
+        DroneCount => RuleText {
+            id: "drone-count",
+            title: "The drone counts the boat cells of a row or column, hit ones too",
+            clause: "§5 Drone: \"determine how many spots are there that contain a boat ... The drone will count boat spots that have already been hit and sunk.\"",
+        },
+        PowerUsedUp => RuleText {
+            id: "power-used-up",
+            title: "A power past its limit prints a used-up message",
+            clause: "§5: \"Each power can be used once a game if the game is in standard mode, and twice if the game is in expert mode.\" \"a message will be printed notifying them that they have already used that power as many times as they can\"",
+        },
+        PowerBadInput => RuleText {
+            id: "power-bad-input",
+            title: "A bad answer to a power's question is refused and asked again",
+            clause: "§5 Drone: \"If the user types in an invalid response, the program should alert them until they type in a valid response\"; Missile: \"the program will continue to ask the user to type in valid coordinates\"",
+        },
+        Missile => RuleText {
+            id: "missile",
+            title: "A missile strikes the 3×3 square clipped to the board",
+            clause: "§5 Missile: \"If the chosen spot is near the edge of the board, the missile will only hit the spots on the board\"",
+        },
+        Turns => RuleText {
+            id: "turns",
+            title: "The end reports the turns, a penalty skipping one and each power using one",
+            clause: "§4: \"report how many turns it took to sink all the boats\"; \"the user's next turn will be skipped (meaning that an extra turn will be added to the turn counter\"; §5: \"Each power will add one turn to the total turn count\"",
+        },
+        Shots => RuleText {
+            id: "shots",
+            title: "The end reports the cannon shots (powers are none)",
+            clause: "§4: \"as well as the total number of cannon shots\"; §5: \"but will not count as a shot fired\"",
+        },
+    }
+}
+
+/// The rules each move of a battleboats plan judges (the plan grammar's moves, each once).
+const MOVES: MoveRules<Rule> = &[
+    ("print", &[Rule::Print]),
+    ("hit-each-boat", &[Rule::Hit]),
+    ("sink-smallest", &[Rule::Hit, Rule::Sunk]),
+    ("miss", &[Rule::Miss]),
+    ("repeat-hit", &[Rule::PenaltyOnRepeat]),
+    ("repeat-miss", &[Rule::PenaltyOnRepeat]),
+    ("fire-missile-cell", &[Rule::PenaltyOnRepeat]),
+    ("off-board", &[Rule::PenaltyOffBoard]),
+    ("off-board-far", &[Rule::PenaltyOffBoard]),
+    ("drone-row", &[Rule::DroneCount]),
+    ("drone-col", &[Rule::DroneCount]),
+    ("drone-bad-input", &[Rule::PowerBadInput, Rule::DroneCount]),
+    ("missile-corner", &[Rule::Missile]),
+    ("missile-off-board", &[Rule::PowerBadInput, Rule::Missile]),
+    (
+        "sink-all",
+        &[Rule::Hit, Rule::Sunk, Rule::Turns, Rule::Shots],
+    ),
 ];
 
 /// The battleboats driver.
@@ -113,34 +137,22 @@ impl DialogueDriver for Driver {
     fn assignment(&self) -> &'static str {
         "battleboats"
     }
-    fn rules(&self) -> &'static [Rule] {
-        &RULES
+    fn rules(&self) -> &'static [RuleText] {
+        Rule::TABLE
     }
-    fn judged(&self, plan: &Dialogue, scenario: &Scenario) -> Vec<&'static str> {
-        let mut out = Vec::new();
+    fn moves(&self) -> Vec<(&'static str, Vec<&'static RuleText>)> {
+        move_rows(MOVES)
+    }
+    fn judged(&self, plan: &Dialogue, scenario: &Scenario) -> Vec<&'static RuleText> {
+        let mut out: Vec<Rule> = Vec::new();
         // The fleet is judged once per fleet (issue 35 item 10): where the plan asks for
         // `print` (the standard game that shows the board), and in expert mode, whose fleet
         // is another. Every other scenario plays against the boats the program really has,
         // and charges nothing for them.
         if scenario.rules.mode == "expert" || plan.moves.iter().any(|m| m.name == "print") {
-            out.push("fleet");
+            out.push(Rule::Fleet);
         }
-        for m in &plan.moves {
-            out.extend(match m.name.as_str() {
-                "print" => &["print"][..],
-                "hit-each-boat" => &["hit"][..],
-                "sink-smallest" => &["hit", "sunk"][..],
-                "miss" => &["miss"][..],
-                "repeat-hit" | "repeat-miss" | "fire-missile-cell" => &["penalty-on-repeat"][..],
-                "off-board" | "off-board-far" => &["penalty-off-board"][..],
-                "drone-row" | "drone-col" => &["drone-count"][..],
-                "drone-bad-input" => &["power-bad-input", "drone-count"][..],
-                "missile-corner" => &["missile"][..],
-                "missile-off-board" => &["power-bad-input", "missile"][..],
-                "sink-all" => &["hit", "sunk", "turns", "shots"][..],
-                _ => &[][..],
-            });
-        }
+        out.extend(judged_by_moves(MOVES, plan));
         // A second use of a power in standard mode (a third in expert) judges the limit.
         let uses = |names: &[&str]| {
             plan.moves
@@ -151,9 +163,9 @@ impl DialogueDriver for Driver {
         if uses(&["drone-row", "drone-col", "drone-bad-input"]) > 1
             || uses(&["missile-corner", "missile-off-board"]) > 1
         {
-            out.push("power-used-up");
+            out.push(Rule::PowerUsedUp);
         }
-        out
+        out.into_iter().map(RuleId::text).collect()
     }
     fn play(
         &self,
@@ -245,7 +257,7 @@ fn play(
         } else {
             if let Some(r) = boats.print_refused.take() {
                 sheet.fail(
-                    "print",
+                    Rule::Print,
                     &r.at,
                     "`print` shows the whole board (§7)",
                     r.want,
@@ -472,7 +484,7 @@ impl Boats {
                     .into(),
             );
             sheet.fail(
-                "print",
+                Rule::Print,
                 at,
                 "`print` shows the whole board (§7)",
                 "no print command: typing `print` ended the program (that run was played again without it)",
@@ -486,7 +498,7 @@ impl Boats {
             self.conventions
                 .push("no prompt asks for a command: `print` not typed, the layout inferred from the program's answers".into());
             sheet.fail(
-                "print",
+                Rule::Print,
                 at,
                 "`print` can be typed where the program asks what to do (§7: \"the user should be able to type in 'print'\")",
                 format!("the program asks `{}`, a number, and offers no command", read::last_line(&heard.text).unwrap_or("")),
@@ -503,7 +515,7 @@ impl Boats {
     fn never_started(&mut self, q: &str, tried: &[String]) -> Stop {
         self.never_started = true;
         Stop::diverged(
-            "never-started",
+            Lost::NeverStarted,
             "the game starts once its setup questions are answered (§6: \"prompt the user for the mode\")",
             format!(
                 "the game never started: the program asked `{q}` again after every answer ({}); flagged for the marker to check by hand",
@@ -541,6 +553,15 @@ impl Boats {
 
     /// Sends `print` (or the alias the program offers) and learns the layout from it.
     fn print(&mut self, talk: &mut Talk, at: &mut Progress, sheet: &mut Sheet) -> Result<(), Stop> {
+        if let Some(text) = self.printed(talk, at)? {
+            self.learn_from_print(&text, talk, at, sheet);
+        }
+        Ok(())
+    }
+
+    /// What `print` showed: the command the program offers for it, else `print` and its
+    /// usual aliases, tried in turn. `None` when each was refused (charged after the game).
+    fn printed(&mut self, talk: &mut Talk, at: &mut Progress) -> Result<Option<String>, Stop> {
         let mut shown = self.turn_questions(talk, at, "print")?.map(|h| h.text);
         let menu = talk.last_heard();
         let tries: Vec<String> = match self.words.get("print") {
@@ -597,33 +618,38 @@ impl Boats {
                 at: at.snapshot(),
                 tail: talk.tail(),
             });
-            return Ok(());
+            return Ok(None);
         };
-        self.noise.extend(noise_of(&text));
-        let shown = if matches!(layout(&text, &self.rules), Ok(b) if self.place_belief(&b)) {
-            sheet.pass("fleet");
+        Ok(Some(text))
+    }
+
+    /// Learns the layout from what `print` showed, judging `fleet` and `print` (§3, §7).
+    fn learn_from_print(&mut self, text: &str, talk: &Talk, at: &mut Progress, sheet: &mut Sheet) {
+        self.noise.extend(noise_of(text));
+        let shown = if matches!(layout(text, &self.rules), Ok(b) if self.place_belief(&b)) {
+            sheet.pass(Rule::Fleet);
             true
         } else {
             // Each boat told apart, but not the handout's fleet: the program's own boats.
-            own_fleet(&text, &self.rules).is_some_and(|boats| {
+            own_fleet(text, &self.rules).is_some_and(|boats| {
                 self.adopt_fleet(&boats, "`print` shows them", at, sheet, talk.tail())
             })
         };
         if shown {
             self.exact = true;
-            if shares_symbol(&text, &self.rules) {
+            if shares_symbol(text, &self.rules) {
                 sheet.fail(
-                        "print",
+                        Rule::Print,
                         at,
                         "each boat drawn with a symbol of its own (§7: \"It is important that you differentiate the boats in some way\")",
                         "boats drawn with the same symbol (told apart here only because they do not touch)",
                         talk.tail(),
                     );
             } else {
-                sheet.pass("print");
+                sheet.pass(Rule::Print);
             }
         } else {
-            let cells = grid_like(&text, &self.rules);
+            let cells = grid_like(text, &self.rules);
             let why = match &cells {
                 Some(c) => format!(
                     "a board with {} boat cells but no boat told apart from another",
@@ -632,7 +658,7 @@ impl Boats {
                 None => "no board of the right size".to_string(),
             };
             sheet.fail(
-                "print",
+                Rule::Print,
                 at,
                 fleet_words(&self.rules).replace(
                     "(§7)",
@@ -648,13 +674,12 @@ impl Boats {
                 && let Some(layout) = solve(&self.rules, &Knowledge::from_cells(&c)).first()
             {
                 // As many boat cells as the fleet has, in boats of its lengths.
-                sheet.pass("fleet");
+                sheet.pass(Rule::Fleet);
                 self.place_belief(layout);
                 self.boat_cells = Some(c);
             }
         }
         at.board = self.game.render(true);
-        Ok(())
     }
 
     /// Plays on against the boats the program really has (issue 35 item 10): `boats` were
@@ -694,7 +719,7 @@ impl Boats {
         let mut want: Vec<u8> = handout.items.iter().map(|i| i.length).collect();
         want.sort_unstable_by(|a, b| b.cmp(a));
         sheet.fail(
-            "fleet",
+            Rule::Fleet,
             at,
             format!(
                 "the handout's fleet on the {}×{} board: {} (§3)",
@@ -809,57 +834,15 @@ impl Boats {
             .collect()
     }
 
+    /// Plays the plan's move `name`: the cells it fires at chosen from what is known of the
+    /// boats (exactly, from `print`, or not at all: then by sweeping).
     fn one(&mut self, name: &str, talk: &mut Talk, at: &mut Progress) -> Result<(), Stop> {
         let known = self.exact || self.boat_cells.is_some();
         match name {
             "print" => Ok(()),
-            "hit-each-boat" if known => {
-                for i in self.boats() {
-                    let left = self.unfired_of(i);
-                    if left.len() > 1 {
-                        self.fire(talk, at, left[0].into(), "a boat")?;
-                    }
-                }
-                Ok(())
-            }
+            "hit-each-boat" if known => self.hit_each_boat(talk, at),
             "hit-each-boat" => self.sweep_until(talk, at, "hit", self.rules.items.len()),
-            "sink-smallest" if known => {
-                let Some(i) = self
-                    .boats()
-                    .into_iter()
-                    .filter(|&i| !self.unfired_of(i).is_empty())
-                    .min_by_key(|&i| (self.unfired_of(i).len(), i))
-                else {
-                    return Ok(());
-                };
-                let start = self.log.len();
-                for c in self.unfired_of(i) {
-                    self.fire(talk, at, c.into(), "the smallest boat afloat")?;
-                }
-                // Boats told from `print` by guess: the guess may split the cells otherwise
-                // than the program does. Then the shown boat cells, until one sinks.
-                let sunk = |me: &Self| {
-                    me.log[start..]
-                        .iter()
-                        .any(|d| me.outcome_said(&d.text) == Some("sunk"))
-                };
-                if !self.exact && !sunk(self) {
-                    let shown: Vec<Cell> = self
-                        .boat_cells
-                        .iter()
-                        .flatten()
-                        .copied()
-                        .filter(|c| !self.fired.contains(c))
-                        .collect();
-                    for c in shown {
-                        if self.over || sunk(self) {
-                            break;
-                        }
-                        self.fire(talk, at, c.into(), "a boat cell `print` showed")?;
-                    }
-                }
-                Ok(())
-            }
+            "sink-smallest" if known => self.sink_smallest(talk, at),
             "sink-smallest" => self.sweep_until(talk, at, "sunk", 1),
             "miss" => {
                 let c = self.unfired().into_iter().find(|&c| !self.believed_boat(c));
@@ -903,28 +886,86 @@ impl Boats {
                 Some(c) => self.fire(talk, at, c.into(), "a cell the missile struck"),
                 None => Ok(()),
             },
-            "sink-all" => {
-                let order: Vec<Cell> = if known {
-                    self.boats()
-                        .into_iter()
-                        .flat_map(|i| self.unfired_of(i))
-                        .chain(self.unfired())
-                        .collect()
-                } else {
-                    self.unfired()
-                };
-                for c in order {
-                    if self.over {
-                        break;
-                    }
-                    if !self.fired.contains(&c) {
-                        self.fire(talk, at, c.into(), "the last boats")?;
-                    }
-                }
-                Ok(())
-            }
-            other => Err(Stop::diverged("plan", "a known move", format!("`{other}`"))),
+            "sink-all" => self.sink_all(talk, at, known),
+            other => Err(Stop::diverged(
+                Lost::Plan,
+                "a known move",
+                format!("`{other}`"),
+            )),
         }
+    }
+
+    /// A hit on each boat whose cells are known (`hit-each-boat`), leaving it afloat.
+    fn hit_each_boat(&mut self, talk: &mut Talk, at: &mut Progress) -> Result<(), Stop> {
+        for i in self.boats() {
+            let left = self.unfired_of(i);
+            if left.len() > 1 {
+                self.fire(talk, at, left[0].into(), "a boat")?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The smallest boat afloat, sunk (`sink-smallest`) where the boats are known.
+    fn sink_smallest(&mut self, talk: &mut Talk, at: &mut Progress) -> Result<(), Stop> {
+        let Some(i) = self
+            .boats()
+            .into_iter()
+            .filter(|&i| !self.unfired_of(i).is_empty())
+            .min_by_key(|&i| (self.unfired_of(i).len(), i))
+        else {
+            return Ok(());
+        };
+        let start = self.log.len();
+        for c in self.unfired_of(i) {
+            self.fire(talk, at, c.into(), "the smallest boat afloat")?;
+        }
+        // Boats told from `print` by guess: the guess may split the cells otherwise
+        // than the program does. Then the shown boat cells, until one sinks.
+        let sunk = |me: &Self| {
+            me.log[start..]
+                .iter()
+                .any(|d| me.outcome_said(&d.text) == Some("sunk"))
+        };
+        if !self.exact && !sunk(self) {
+            let shown: Vec<Cell> = self
+                .boat_cells
+                .iter()
+                .flatten()
+                .copied()
+                .filter(|c| !self.fired.contains(c))
+                .collect();
+            for c in shown {
+                if self.over || sunk(self) {
+                    break;
+                }
+                self.fire(talk, at, c.into(), "a boat cell `print` showed")?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Every boat sunk (`sink-all`): the known boats' cells first, then every cell not
+    /// fired on, until the game is over.
+    fn sink_all(&mut self, talk: &mut Talk, at: &mut Progress, known: bool) -> Result<(), Stop> {
+        let order: Vec<Cell> = if known {
+            self.boats()
+                .into_iter()
+                .flat_map(|i| self.unfired_of(i))
+                .chain(self.unfired())
+                .collect()
+        } else {
+            self.unfired()
+        };
+        for c in order {
+            if self.over {
+                break;
+            }
+            if !self.fired.contains(&c) {
+                self.fire(talk, at, c.into(), "the last boats")?;
+            }
+        }
+        Ok(())
     }
 
     /// Without a layout: fires at unfired cells row by row until the program has answered
@@ -1426,7 +1467,7 @@ impl Boats {
             }
             if asked_again(&question, &h.text) {
                 return Err(Stop::diverged(
-                    "drone",
+                    Lost::Drone,
                     format!("`{letter}` or `{word}` chooses a {word} (§5 Drone)"),
                     "both were refused",
                 ));
@@ -1667,10 +1708,10 @@ impl Boats {
     fn judge(&mut self, at: &mut Progress, sheet: &mut Sheet) -> Result<(), Stop> {
         for r in &self.refusals {
             if r.refused {
-                sheet.pass("power-bad-input");
+                sheet.pass(Rule::PowerBadInput);
             } else {
                 sheet.fail(
-                    "power-bad-input",
+                    Rule::PowerBadInput,
                     &r.at,
                     r.want.clone(),
                     "no message saying it was invalid",
@@ -1707,7 +1748,7 @@ impl Boats {
                 let mut whole = knowledge;
                 whole.water.extend(self.unfired());
                 if !solve(&self.rules, &whole).is_empty() {
-                    sheet.pass("fleet");
+                    sheet.pass(Rule::Fleet);
                 } else {
                     let tail = self.log.last().map(|d| d.tail.clone()).unwrap_or_default();
                     let sinkings = whole.with_sinkings(self.first_struck());
@@ -1746,7 +1787,7 @@ impl Boats {
                 at.move_name = d.move_name.clone();
             }
             return Err(Stop::diverged(
-                "layout",
+                Lost::Layout,
                 format!(
                     "answers that fit some layout of the handout's fleet ({})",
                     fleet_words(&self.rules)
@@ -1829,97 +1870,19 @@ impl Boats {
             at.action = d.action.clone();
             at.output = None;
             match d.act {
-                Act::Fire(c) => {
-                    let answer = game.fire(None, c);
-                    at.board = game.render(true);
-                    let expected = answer.outcome.word();
-                    let rule = match expected {
-                        "penalty" if game.on_board(c).is_none() => "penalty-off-board",
-                        "penalty" => "penalty-on-repeat",
-                        w => w,
-                    };
-                    let said = self.outcome_said(&d.text);
-                    if said == Some(expected) {
-                        sheet.pass(rule);
-                    } else {
-                        sheet.fail(
-                            rule,
-                            at,
-                            format!("a line saying `{expected}` (§4)"),
-                            match said {
-                                Some(w) => format!("`{w}`"),
-                                None => "none of miss, hit, sunk, penalty".to_string(),
-                            },
-                            d.tail.clone(),
-                        );
-                    }
-                }
+                Act::Fire(c) => self.replay_fire(d, c, &mut game, at, sheet),
                 Act::Drone(axis, index) => {
-                    let answer = game.drone(axis, index);
-                    at.board = game.render(true);
-                    if answer.outcome == Outcome::UsedUp {
-                        self.judge_used_up(&d.text, "drone", at, sheet, &d.tail);
-                        continue;
-                    }
-                    let word = match axis {
-                        Axis::Row => "row",
-                        Axis::Col => "column",
-                    };
-                    let expected = answer.count.unwrap_or(0);
-                    let said = self.count_said(&d.text, index);
-                    if said == Some(i64::from(expected)) {
-                        sheet.pass("drone-count");
-                    } else if !self.knows() && said.is_some() {
-                        // No board ever showed the boat cells: the layout is one of many that
-                        // fit the program's hits and misses, and a count that differs from it
-                        // may be the truth of another.
-                        sheet.unobserved(
-                            "drone-count",
-                            "no `print` showed the boat cells, and the program's hits and misses do not fix how many lie in the row or column scanned",
-                        );
-                    } else {
-                        sheet.fail(
-                            "drone-count",
-                            at,
-                            format!(
-                                "the drone finds {expected} boat cells in {word} {index}, hit ones included (§5 Drone)"
-                            ),
-                            said.map_or(
-                                "no count found (expected a line with the word drone or scan and the number)"
-                                    .to_string(),
-                                |n| n.to_string(),
-                            ),
-                            d.tail.clone(),
-                        );
-                    }
+                    self.replay_drone(d, (axis, index), &mut game, at, sheet)
                 }
-                Act::Missile(centre) => {
-                    let answer = game.missile(centre);
-                    at.board = game.render(true);
-                    if answer.outcome == Outcome::UsedUp {
-                        self.judge_used_up(&d.text, "missile", at, sheet, &d.tail);
-                        continue;
-                    }
-                    let first_line = d.text.lines().find(|l| !l.trim().is_empty());
-                    if first_line.is_some_and(read::refuses)
-                        || self.outcome_said(&d.text) == Some("penalty")
-                    {
-                        sheet.fail(
-                            "missile",
-                            at,
-                            format!(
-                                "a missile at ({}, {}) strikes the 3×3 square clipped to the board (§5 Missile)",
-                                centre.row, centre.col
-                            ),
-                            "it was refused",
-                            d.tail.clone(),
-                        );
-                    } else {
-                        sheet.pass("missile");
-                    }
-                }
+                Act::Missile(centre) => self.replay_missile(d, centre, &mut game, at, sheet),
             }
         }
+        self.judge_counts(&game, at, sheet);
+    }
+
+    /// The end of a replayed game (§4): the turns and the cannon shots the program
+    /// reported, against the reference's.
+    fn judge_counts(&self, game: &Game, at: &mut Progress, sheet: &mut Sheet) {
         if game.end().is_some() {
             let text = self.end_text.clone().unwrap_or_default();
             let tail = self.log.last().map(|d| d.tail.clone()).unwrap_or_default();
@@ -1930,10 +1893,10 @@ impl Boats {
             let said_turns = read::number_near(&text, "turn");
             let said_shots = read::number_near(&text, "shot");
             if said_turns == Some(i64::from(turns)) {
-                sheet.pass("turns");
+                sheet.pass(Rule::Turns);
             } else {
                 sheet.fail(
-                    "turns",
+                    Rule::Turns,
                     at,
                     format!(
                         "{turns} turns at the end (§4; each penalty skips a turn, each power uses one)"
@@ -1945,10 +1908,10 @@ impl Boats {
                 );
             }
             if said_shots == Some(i64::from(shots)) {
-                sheet.pass("shots");
+                sheet.pass(Rule::Shots);
             } else {
                 sheet.fail(
-                    "shots",
+                    Rule::Shots,
                     at,
                     format!("{shots} cannon shots at the end (§4; powers are not shots)"),
                     said_shots.map_or("no number next to the word \"shots\"".to_string(), |n| {
@@ -1959,22 +1922,143 @@ impl Boats {
             }
         } else if self.over {
             sheet.unobserved(
-                "turns",
+                Rule::Turns,
                 "the program ended its game while boats of the real board were still afloat, so its final counts could not be compared",
             );
             sheet.unobserved(
-                "shots",
+                Rule::Shots,
                 "the program ended its game while boats of the real board were still afloat, so its final counts could not be compared",
             );
         }
     }
 
-    fn judge_used_up(&self, text: &str, power: &str, at: &Progress, sheet: &mut Sheet, tail: &str) {
-        if used_up_said(text) {
-            sheet.pass("power-used-up");
+    /// Judges cannon shot `d` at `c` (§4): miss, hit, sunk or penalty as the reference
+    /// answers it.
+    fn replay_fire(
+        &self,
+        d: &Done,
+        c: RawCell,
+        game: &mut Game,
+        at: &mut Progress,
+        sheet: &mut Sheet,
+    ) {
+        let answer = game.fire(None, c);
+        at.board = game.render(true);
+        let expected = answer.outcome.word();
+        // The §4 rule the shot tests; a game-over answer tests none.
+        let rule = match answer.outcome {
+            Outcome::Penalty if game.on_board(c).is_none() => Rule::PenaltyOffBoard,
+            Outcome::Penalty => Rule::PenaltyOnRepeat,
+            Outcome::Miss => Rule::Miss,
+            Outcome::Hit => Rule::Hit,
+            Outcome::Sunk => Rule::Sunk,
+            _ => return,
+        };
+        let said = self.outcome_said(&d.text);
+        if said == Some(expected) {
+            sheet.pass(rule);
         } else {
             sheet.fail(
-                "power-used-up",
+                rule,
+                at,
+                format!("a line saying `{expected}` (§4)"),
+                match said {
+                    Some(w) => format!("`{w}`"),
+                    None => "none of miss, hit, sunk, penalty".to_string(),
+                },
+                d.tail.clone(),
+            );
+        }
+    }
+
+    /// Judges drone `d` over row or column `index` (§5 Drone): its count, or the used-up
+    /// message.
+    fn replay_drone(
+        &self,
+        d: &Done,
+        (axis, index): (Axis, i64),
+        game: &mut Game,
+        at: &mut Progress,
+        sheet: &mut Sheet,
+    ) {
+        let answer = game.drone(axis, index);
+        at.board = game.render(true);
+        if answer.outcome == Outcome::UsedUp {
+            self.judge_used_up(&d.text, "drone", at, sheet, &d.tail);
+            return;
+        }
+        let word = match axis {
+            Axis::Row => "row",
+            Axis::Col => "column",
+        };
+        let expected = answer.count.unwrap_or(0);
+        let said = self.count_said(&d.text, index);
+        if said == Some(i64::from(expected)) {
+            sheet.pass(Rule::DroneCount);
+        } else if !self.knows() && said.is_some() {
+            // No board ever showed the boat cells: the layout is one of many that
+            // fit the program's hits and misses, and a count that differs from it
+            // may be the truth of another.
+            sheet.unobserved(
+                Rule::DroneCount,
+                "no `print` showed the boat cells, and the program's hits and misses do not fix how many lie in the row or column scanned",
+            );
+        } else {
+            sheet.fail(
+                Rule::DroneCount,
+                at,
+                format!(
+                    "the drone finds {expected} boat cells in {word} {index}, hit ones included (§5 Drone)"
+                ),
+                said.map_or(
+                    "no count found (expected a line with the word drone or scan and the number)"
+                        .to_string(),
+                    |n| n.to_string(),
+                ),
+                d.tail.clone(),
+            );
+        }
+    }
+
+    /// Judges missile `d` at `centre` (§5 Missile): struck, not refused, or the used-up
+    /// message.
+    fn replay_missile(
+        &self,
+        d: &Done,
+        centre: RawCell,
+        game: &mut Game,
+        at: &mut Progress,
+        sheet: &mut Sheet,
+    ) {
+        let answer = game.missile(centre);
+        at.board = game.render(true);
+        if answer.outcome == Outcome::UsedUp {
+            self.judge_used_up(&d.text, "missile", at, sheet, &d.tail);
+            return;
+        }
+        let first_line = d.text.lines().find(|l| !l.trim().is_empty());
+        if first_line.is_some_and(read::refuses) || self.outcome_said(&d.text) == Some("penalty") {
+            sheet.fail(
+                Rule::Missile,
+                at,
+                format!(
+                    "a missile at ({}, {}) strikes the 3×3 square clipped to the board (§5 Missile)",
+                    centre.row, centre.col
+                ),
+                "it was refused",
+                d.tail.clone(),
+            );
+        } else {
+            sheet.pass(Rule::Missile);
+        }
+    }
+
+    fn judge_used_up(&self, text: &str, power: &str, at: &Progress, sheet: &mut Sheet, tail: &str) {
+        if used_up_said(text) {
+            sheet.pass(Rule::PowerUsedUp);
+        } else {
+            sheet.fail(
+                Rule::PowerUsedUp,
                 at,
                 format!(
                     "a message that the {power} has been used as many times as it can (§5 Powers), and no turn used"
@@ -2186,6 +2270,8 @@ fn solve(rules: &Rules, k: &Knowledge) -> Vec<Vec<Vec<Cell>>> {
     out
 }
 
+/// [`solve`]'s depth-first search: places the boats `left` one by one, each through the
+/// first known boat cell no boat covers yet, and keeps every layout that covers them all.
 fn search(
     rules: &Rules,
     k: &Knowledge,
@@ -2212,49 +2298,6 @@ fn search(
             .all(|c| !used.contains(c) && !k.water.contains(c))
             && k.sinks_fit(cells)
     };
-    // Every straight run of `len` cells on the board, across then down, each in row order of
-    // its first cell; through `through` only, when given (then only the runs that can hold
-    // it are looked at: at most `len` each way).
-    let segments = |len: u8, through: Option<Cell>| -> Vec<Vec<Cell>> {
-        let mut segs = Vec::new();
-        for horizontal in [true, false] {
-            if len == 1 && !horizontal {
-                continue;
-            }
-            let starts: Vec<(u8, u8)> = match through {
-                Some(t) => (0..len)
-                    .rev()
-                    .filter_map(|d| {
-                        if horizontal {
-                            t.col.checked_sub(d).map(|c| (t.row, c))
-                        } else {
-                            t.row.checked_sub(d).map(|r| (r, t.col))
-                        }
-                    })
-                    .collect(),
-                None => (0..rules.rows)
-                    .flat_map(|r| (0..rules.cols).map(move |c| (r, c)))
-                    .collect(),
-            };
-            for (r, c) in starts {
-                let cells: Vec<Cell> = (0..len)
-                    .map(|d| {
-                        if horizontal {
-                            (r, c.saturating_add(d))
-                        } else {
-                            (r.saturating_add(d), c)
-                        }
-                    })
-                    .filter(|&(y, x)| y < rules.rows && x < rules.cols)
-                    .map(|(row, col)| Cell { row, col })
-                    .collect();
-                if cells.len() == usize::from(len) {
-                    segs.push(cells);
-                }
-            }
-        }
-        segs
-    };
     match uncovered {
         Some(t) => {
             let mut tried = BTreeSet::new();
@@ -2263,7 +2306,7 @@ fn search(
                 if !tried.insert(len) {
                     continue;
                 }
-                for seg in segments(len, Some(t)) {
+                for seg in segments(rules, len, Some(t)) {
                     if fits(&seg) {
                         let len = left.remove(i);
                         placed.push(seg);
@@ -2277,7 +2320,7 @@ fn search(
         None => {
             // Boats never hit: anywhere else that is not water (the first place that fits).
             let len = left.remove(0);
-            let unknown_first = segments(len, None)
+            let unknown_first = segments(rules, len, None)
                 .into_iter()
                 .find(|s| fits(s) && s.iter().all(|c| !k.boat.contains(c)));
             if let Some(seg) = unknown_first {
@@ -2288,6 +2331,50 @@ fn search(
             left.insert(0, len);
         }
     }
+}
+
+/// Every straight run of `len` cells on the board, across then down, each in row order of
+/// its first cell; through `through` only, when given (then only the runs that can hold it
+/// are looked at: at most `len` each way).
+fn segments(rules: &Rules, len: u8, through: Option<Cell>) -> Vec<Vec<Cell>> {
+    let mut segs = Vec::new();
+    for horizontal in [true, false] {
+        if len == 1 && !horizontal {
+            continue;
+        }
+        let starts: Vec<(u8, u8)> = match through {
+            Some(t) => (0..len)
+                .rev()
+                .filter_map(|d| {
+                    if horizontal {
+                        t.col.checked_sub(d).map(|c| (t.row, c))
+                    } else {
+                        t.row.checked_sub(d).map(|r| (r, t.col))
+                    }
+                })
+                .collect(),
+            None => (0..rules.rows)
+                .flat_map(|r| (0..rules.cols).map(move |c| (r, c)))
+                .collect(),
+        };
+        for (r, c) in starts {
+            let cells: Vec<Cell> = (0..len)
+                .map(|d| {
+                    if horizontal {
+                        (r, c.saturating_add(d))
+                    } else {
+                        (r.saturating_add(d), c)
+                    }
+                })
+                .filter(|&(y, x)| y < rules.rows && x < rules.cols)
+                .map(|(row, col)| Cell { row, col })
+                .collect();
+            if cells.len() == usize::from(len) {
+                segs.push(cells);
+            }
+        }
+    }
+    segs
 }
 
 /// The program's own boats, told apart by its answers when they fit no layout of the
@@ -2734,7 +2821,7 @@ fn used_up_said(text: &str) -> bool {
 fn still_on(heard: &Heard, when: &str) -> Result<(), Stop> {
     if heard.ended {
         return Err(Stop::diverged(
-            "ended",
+            Lost::Ended,
             format!("the program goes on {when}"),
             "it ended",
         ));
@@ -2821,7 +2908,11 @@ fn layout(text: &str, rules: &Rules) -> Result<Vec<Vec<Cell>>, Stop> {
             Err(p) => last_problem = p,
         }
     }
-    Err(Stop::diverged("layout", fleet_words(rules), last_problem))
+    Err(Stop::diverged(
+        Lost::Layout,
+        fleet_words(rules),
+        last_problem,
+    ))
 }
 
 /// The boards in `text` that may show the layout: grids of characters, then (before them,

@@ -12,9 +12,9 @@
 //! is accepted (both readings are faithful to "a character followed by an integer").
 
 use super::read::{self, asked_again, refuses};
-use super::sheet::{Rule, Sheet};
+use super::sheet::{Lost, RuleId, RuleText, Sheet, rules};
 use super::talk::{Heard, Stop, Talk};
-use super::{DialogueDriver, Played, Progress};
+use super::{DialogueDriver, MoveRules, Played, Progress, judged_by_moves, move_rows};
 use crate::cell::Cell;
 use crate::engine::{Game, random_layout};
 use crate::scenario::{Dialogue, Scenario};
@@ -22,78 +22,112 @@ use crate::spec::Rules;
 use crate::target::Program;
 use std::sync::Arc;
 
-/// The rules a grenades-8x8 dialogue judges, each from the handout's steps.
-pub(crate) static RULES: [Rule; 14] = [
-    Rule {
-        id: "refuse-off-grid-placement",
-        title: "A ship or grenade placed off the grid is refused and asked again",
-        clause: "Step 1: \"If the character is not between 'A' (or a) and H (or h) or the integer is not between 1 and 8 ... display an error message and let the user try again\"",
-    },
-    Rule {
-        id: "refuse-taken-placement",
-        title: "A ship or grenade placed on a taken cell is refused and asked again",
-        clause: "Step 1: \"or there is already a grenade or a ship at that position ... display an error message and let the user try again\"",
-    },
-    Rule {
-        id: "input-format",
-        title: "A position is read as one entry, a letter followed by a number (`C4`)",
-        clause: "Step 1: \"For each ship and grenade, 1 coordinate will be entered (a character followed by an integer)\"",
-    },
-    Rule {
-        id: "lower-case-letter",
-        title: "A lower-case letter is read as its capital (`f4` is `F4`)",
-        clause: "Step 1: \"If the character is not between 'A' (or a) and H (or h) ... display an error message\": `a` to `h` are on the grid",
-    },
-    Rule {
-        id: "initial-grid",
-        title: "Before the first rocket the grid is shown with every position hidden (`_`)",
-        clause: "Step 3: \"Display the initial grid hiding all ships and grenades\"; \"a position that has never been called should be displayed with the character '_'\"",
-    },
-    Rule {
-        id: "grid-after-rocket",
-        title: "After each of the human's rockets the new grid is shown, the called cell revealed",
-        clause: "Step 4: \"Ask for the position of H's rocket and modify the grid according to the rules of the game. Then display the new grid showing only the positions that have been called to date\"",
-    },
-    Rule {
-        id: "computer-turn",
-        title: "The computer fires one rocket a turn at a random cell and shows the grid",
-        clause: "Step 5: \"Let C play. Generate a random position for C's rocket and modify the grid according to the rules of the game. Then display the new gird\"",
-    },
-    Rule {
-        id: "grenade-costs-turn",
-        title: "A rocket on any grenade costs its shooter the next turn",
-        clause: "Rules: \"If the rocket falls on a coordinate where the opponent (or the player) has a grenade, then the player loses a turn, and next time, the opponent will play twice in a row\"",
-    },
-    Rule {
-        id: "own-ship-sinks",
-        title: "A rocket on the shooter's own ship sinks it",
-        clause: "Rules: \"If the rocket falls on a coordinate where the opponent (or the player...) has a ship, then that ship sinks\"",
-    },
-    Rule {
-        id: "recalled-does-nothing",
-        title: "A rocket on a cell called before does nothing",
-        clause: "Rules: \"If the rocket falls on a coordinate that has been called before, regardless of what was there before, nothing happens\"",
-    },
-    Rule {
-        id: "refuse-off-grid-rocket",
-        title: "A rocket off the grid is refused and asked again",
-        clause: "Step 4: \"you must verify that the values are within the grid. If the character is not between 'A' (or a) and H (or h) or the integer is not between 1 and 8, then your program must display an error message and let the user try again\"",
-    },
-    Rule {
-        id: "computer-layout",
-        title: "The computer has 6 ships and 4 grenades, each on a cell of its own",
-        clause: "Step 2: \"Place C's own ships and grenades at random, making sure that the coordinates are valid and that there is nothing at that position already\"",
-    },
-    Rule {
-        id: "winner",
-        title: "The game ends when a player has no ship left and the winner is declared",
-        clause: "Step 6: \"Keep simulating the game and display the grid after each turn, and eventually declare a winner\"; \"The game goes on until one player has all his/her ships sunk\"",
-    },
-    Rule {
-        id: "revealed-grid",
-        title: "At the end the grid is shown with every ship and grenade revealed",
-        clause: "Step 7: \"Once the winner is declared, the grid is then displayed showing the position of all ships and grenades\"",
-    },
+rules! {
+    /// The rules a grenades-8x8 dialogue judges, each from the handout's steps.
+    pub(crate) enum Rule {
+        RefuseOffGridPlacement => RuleText {
+            id: "refuse-off-grid-placement",
+            title: "A ship or grenade placed off the grid is refused and asked again",
+            clause: "Step 1: \"If the character is not between 'A' (or a) and H (or h) or the integer is not between 1 and 8 ... display an error message and let the user try again\"",
+        },
+        RefuseTakenPlacement => RuleText {
+            id: "refuse-taken-placement",
+            title: "A ship or grenade placed on a taken cell is refused and asked again",
+            clause: "Step 1: \"or there is already a grenade or a ship at that position ... display an error message and let the user try again\"",
+        },
+        InputFormat => RuleText {
+            id: "input-format",
+            title: "A position is read as one entry, a letter followed by a number (`C4`)",
+            clause: "Step 1: \"For each ship and grenade, 1 coordinate will be entered (a character followed by an integer)\"",
+        },
+        LowerCaseLetter => RuleText {
+            id: "lower-case-letter",
+            title: "A lower-case letter is read as its capital (`f4` is `F4`)",
+            clause: "Step 1: \"If the character is not between 'A' (or a) and H (or h) ... display an error message\": `a` to `h` are on the grid",
+        },
+        InitialGrid => RuleText {
+            id: "initial-grid",
+            title: "Before the first rocket the grid is shown with every position hidden (`_`)",
+            clause: "Step 3: \"Display the initial grid hiding all ships and grenades\"; \"a position that has never been called should be displayed with the character '_'\"",
+        },
+        GridAfterRocket => RuleText {
+            id: "grid-after-rocket",
+            title: "After each of the human's rockets the new grid is shown, the called cell revealed",
+            clause: "Step 4: \"Ask for the position of H's rocket and modify the grid according to the rules of the game. Then display the new grid showing only the positions that have been called to date\"",
+        },
+        ComputerTurn => RuleText {
+            id: "computer-turn",
+            title: "The computer fires one rocket a turn at a random cell and shows the grid",
+            clause: "Step 5: \"Let C play. Generate a random position for C's rocket and modify the grid according to the rules of the game. Then display the new gird\"",
+        },
+        GrenadeCostsTurn => RuleText {
+            id: "grenade-costs-turn",
+            title: "A rocket on any grenade costs its shooter the next turn",
+            clause: "Rules: \"If the rocket falls on a coordinate where the opponent (or the player) has a grenade, then the player loses a turn, and next time, the opponent will play twice in a row\"",
+        },
+        OwnShipSinks => RuleText {
+            id: "own-ship-sinks",
+            title: "A rocket on the shooter's own ship sinks it",
+            clause: "Rules: \"If the rocket falls on a coordinate where the opponent (or the player...) has a ship, then that ship sinks\"",
+        },
+        RecalledDoesNothing => RuleText {
+            id: "recalled-does-nothing",
+            title: "A rocket on a cell called before does nothing",
+            clause: "Rules: \"If the rocket falls on a coordinate that has been called before, regardless of what was there before, nothing happens\"",
+        },
+        RefuseOffGridRocket => RuleText {
+            id: "refuse-off-grid-rocket",
+            title: "A rocket off the grid is refused and asked again",
+            clause: "Step 4: \"you must verify that the values are within the grid. If the character is not between 'A' (or a) and H (or h) or the integer is not between 1 and 8, then your program must display an error message and let the user try again\"",
+        },
+        ComputerLayout => RuleText {
+            id: "computer-layout",
+            title: "The computer has 6 ships and 4 grenades, each on a cell of its own",
+            clause: "Step 2: \"Place C's own ships and grenades at random, making sure that the coordinates are valid and that there is nothing at that position already\"",
+        },
+        Winner => RuleText {
+            id: "winner",
+            title: "The game ends when a player has no ship left and the winner is declared",
+            clause: "Step 6: \"Keep simulating the game and display the grid after each turn, and eventually declare a winner\"; \"The game goes on until one player has all his/her ships sunk\"",
+        },
+        RevealedGrid => RuleText {
+            id: "revealed-grid",
+            title: "At the end the grid is shown with every ship and grenade revealed",
+            clause: "Step 7: \"Once the winner is declared, the grid is then displayed showing the position of all ships and grenades\"",
+        },
+    }
+}
+
+/// The rules each move of a grenades-8x8 plan judges (the plan grammar's moves, each once).
+const MOVES: MoveRules<Rule> = &[
+    (
+        "place-off-grid",
+        &[Rule::RefuseOffGridPlacement, Rule::InputFormat],
+    ),
+    (
+        "place-occupied",
+        &[Rule::LowerCaseLetter, Rule::RefuseTakenPlacement],
+    ),
+    // Places the rest: judged by the moves that refuse a placement and by the grids.
+    ("place", &[]),
+    ("initial-grid", &[Rule::InitialGrid]),
+    ("fire-own-ship", &[Rule::OwnShipSinks]),
+    ("fire-own-grenade", &[Rule::GrenadeCostsTurn]),
+    ("fire-off-grid", &[Rule::RefuseOffGridRocket]),
+    ("fire-recalled", &[Rule::RecalledDoesNothing]),
+    // The sweep calls grenades in nearly every game (the human's own, the computer's, or
+    // the computer calls one): the lost turn is judged on each.
+    (
+        "sweep",
+        &[
+            Rule::GridAfterRocket,
+            Rule::ComputerTurn,
+            Rule::GrenadeCostsTurn,
+            Rule::ComputerLayout,
+            Rule::Winner,
+            Rule::RevealedGrid,
+        ],
+    ),
 ];
 
 /// The grenades-8x8 driver.
@@ -103,34 +137,17 @@ impl DialogueDriver for Driver {
     fn assignment(&self) -> &'static str {
         "grenades-8x8"
     }
-    fn rules(&self) -> &'static [Rule] {
-        &RULES
+    fn rules(&self) -> &'static [RuleText] {
+        Rule::TABLE
     }
-    fn judged(&self, plan: &Dialogue, _: &Scenario) -> Vec<&'static str> {
-        let mut out = Vec::new();
-        for m in &plan.moves {
-            out.extend(match m.name.as_str() {
-                "place-off-grid" => &["refuse-off-grid-placement", "input-format"][..],
-                "place-occupied" => &["lower-case-letter", "refuse-taken-placement"][..],
-                "initial-grid" => &["initial-grid"][..],
-                "fire-own-ship" => &["own-ship-sinks"][..],
-                "fire-own-grenade" => &["grenade-costs-turn"][..],
-                "fire-off-grid" => &["refuse-off-grid-rocket"][..],
-                "fire-recalled" => &["recalled-does-nothing"][..],
-                // The sweep calls grenades in nearly every game (the human's own, the
-                // computer's, or the computer calls one): the lost turn is judged on each.
-                "sweep" => &[
-                    "grid-after-rocket",
-                    "computer-turn",
-                    "grenade-costs-turn",
-                    "computer-layout",
-                    "winner",
-                    "revealed-grid",
-                ][..],
-                _ => &[][..],
-            });
-        }
-        out
+    fn moves(&self) -> Vec<(&'static str, Vec<&'static RuleText>)> {
+        move_rows(MOVES)
+    }
+    fn judged(&self, plan: &Dialogue, _: &Scenario) -> Vec<&'static RuleText> {
+        judged_by_moves(MOVES, plan)
+            .into_iter()
+            .map(RuleId::text)
+            .collect()
     }
     fn play(
         &self,
@@ -339,6 +356,8 @@ impl Foreign {
     }
 }
 
+/// Plays the plan's moves live, recording what the program printed, then replays the
+/// record against the reference ([`replay`]).
 fn live(
     scenario: &Scenario,
     plan: &Dialogue,
@@ -349,209 +368,37 @@ fn live(
 ) -> Result<(), Stop> {
     let rules = scenario.rules.clone();
     let layout = random_layout(&rules, plan.seed)
-        .map_err(|e| Stop::diverged("plan", "a layout for the human", e.to_string()))?;
-    let human_items: Vec<usize> = (0..rules.items.len())
+        .map_err(|e| Stop::diverged(Lost::Plan, "a layout for the human", e.to_string()))?;
+    let to_place: Vec<(usize, Cell)> = (0..rules.items.len())
         .filter(|&i| rules.items[i].owner == HUMAN)
+        .map(|i| (i, layout[i][0]))
         .collect();
-    let mut to_place: Vec<(usize, Cell)> = human_items.iter().map(|&i| (i, layout[i][0])).collect();
-    let mut rec = Record {
-        human: Vec::new(),
-        before_play: String::new(),
-        rounds: Vec::new(),
-        ended: false,
-        program_ended: false,
-        foreign: None,
+    let mut game = Live {
+        rules: &rules,
+        rec: Record {
+            human: Vec::new(),
+            before_play: String::new(),
+            rounds: Vec::new(),
+            ended: false,
+            program_ended: false,
+            foreign: None,
+        },
+        to_place,
+        last: opening,
+        called: Vec::new(),
+        generic: false,
     };
-    let mut last = opening;
-    let mut called: Vec<Cell> = Vec::new();
-    // Whether the program asks every entry with the same words: then a question asked again
-    // is no sign of a refusal.
-    let mut generic = false;
-    let n = rules.notation;
     for (k, m) in plan.moves.iter().enumerate() {
         at.move_no = k + 1;
         at.line = m.line;
         at.move_name = m.name.clone();
         talk.mark(at);
-        if rec.ended {
+        if game.rec.ended {
             break;
         }
-        let placing = !to_place.is_empty();
-        match m.name.as_str() {
-            "place-off-grid" | "place-occupied" | "place" if !placing => {
-                return Err(Stop::diverged(
-                    "plan",
-                    "a placement",
-                    "every item is placed already",
-                ));
-            }
-            "place-off-grid" => {
-                for bad in ["I3", "A9", "C0"] {
-                    at.action = format!("place a ship at `{bad}`, off the grid");
-                    let h = enter(talk, at, sheet, bad)?;
-                    let r = refused(
-                        &last.text,
-                        generic,
-                        &h,
-                        bad,
-                        "off the grid (step 1: \"If the character is not between 'A' (or a) and H (or h) or the integer is not between 1 and 8 ... display an error message and let the user try again\")",
-                    );
-                    judge_refusal(sheet, at, talk, "refuse-off-grid-placement", r)?;
-                    last = h;
-                    // The letter kept, the number asked again: the entry is completed on a
-                    // free cell of that column, for the next item to place.
-                    if asks_number(&last.text) && !to_place.is_empty() {
-                        let letter = bad.chars().next().unwrap_or('A');
-                        let taken =
-                            |c: Cell| rec.human.iter().chain(&to_place).any(|(_, x)| *x == c);
-                        let Some(c) = completion(&rules, letter, |c| !taken(c)) else {
-                            break;
-                        };
-                        let (i, _) = to_place.remove(0);
-                        let number = (c.row + 1).to_string();
-                        at.action = format!(
-                            "place an item at `{}`: the number `{number}` after the refused one",
-                            n.format(c.into())
-                        );
-                        last = talk.say(&number)?;
-                        rec.human.push((i, c));
-                    }
-                }
-            }
-            "place-occupied" => {
-                if rec.human.is_empty() {
-                    let (i, c) = to_place.remove(0);
-                    let before = last.text.clone();
-                    last = place_lower(talk, at, sheet, &rules, i, c)?;
-                    generic |= same_prompt(&before, &last.text);
-                    rec.human.push((i, c));
-                }
-                let (_, c) = rec.human[0];
-                let cell = n.format(c.into());
-                at.action = format!("place an item on `{cell}`, already taken");
-                let h = enter(talk, at, sheet, &cell)?;
-                let r = refused(
-                    &last.text,
-                    generic,
-                    &h,
-                    &cell,
-                    "already taken (step 1: \"or there is already a grenade or a ship at that position ... display an error message and let the user try again\")",
-                );
-                judge_refusal(sheet, at, talk, "refuse-taken-placement", r)?;
-                last = h;
-            }
-            "place" => {
-                while !to_place.is_empty() {
-                    let (i, c) = to_place.remove(0);
-                    let before = last.text.clone();
-                    last = place(talk, at, sheet, &rules, i, c)?;
-                    generic |= same_prompt(&before, &last.text);
-                    rec.human.push((i, c));
-                }
-                rec.before_play = last.text.clone();
-            }
-            // Judged in the replay: what was shown before the first rocket.
-            "initial-grid" => {}
-            _ if placing => {
-                return Err(Stop::diverged(
-                    "plan",
-                    "every item placed before the first rocket",
-                    "the scenario fires before `place`",
-                ));
-            }
-            "fire-off-grid" => {
-                for bad in ["J5", "D9"] {
-                    at.action = format!("fire a rocket at `{bad}`, off the grid");
-                    let h = enter(talk, at, sheet, bad)?;
-                    let r = refused(
-                        &last.text,
-                        generic,
-                        &h,
-                        bad,
-                        "off the grid (step 4: \"you must verify that the values are within the grid\")",
-                    );
-                    judge_refusal(sheet, at, talk, "refuse-off-grid-rocket", r)?;
-                    last = h;
-                    // The letter kept, the number asked again: a rocket on a cell of that
-                    // column not called yet completes the entry.
-                    if asks_number(&last.text) {
-                        let letter = bad.chars().next().unwrap_or('A');
-                        let Some(c) = completion(&rules, letter, |c| !called.contains(&c)) else {
-                            break;
-                        };
-                        let number = (c.row + 1).to_string();
-                        at.action = format!(
-                            "the human's rocket at `{}`: the number `{number}` after the refused one",
-                            n.format(c.into())
-                        );
-                        let h = talk.say(&number)?;
-                        last = rocket_heard(h, at, c, (k + 1, m.line), &mut rec);
-                        called.push(c);
-                        if rec.ended {
-                            break;
-                        }
-                    }
-                }
-            }
-            "fire-own-ship" | "fire-own-grenade" | "fire-recalled" => {
-                // An item of the human's the computer has not called either (still `_` in
-                // the last grid shown, read either way round), so the rocket judges the
-                // rule; else any the human has not called.
-                let own = |grenade: bool| {
-                    let open: Vec<Cell> = rec
-                        .human
-                        .iter()
-                        .filter(|(i, c)| rules.items[*i].grenade == grenade && !called.contains(c))
-                        .map(|(_, c)| *c)
-                        .collect();
-                    let shown = grids(&last.text).last().cloned();
-                    let blank = |c: &Cell| {
-                        shown.as_ref().is_none_or(|g| {
-                            let (r, k) = (usize::from(c.row), usize::from(c.col));
-                            g[r][k] == '_' && g[k][r] == '_'
-                        })
-                    };
-                    open.iter().copied().find(blank).or(open.first().copied())
-                };
-                let cell = match m.name.as_str() {
-                    "fire-own-ship" => own(false),
-                    "fire-own-grenade" => own(true),
-                    // An exploded grenade first: re-calling it must do nothing.
-                    _ => rec
-                        .human
-                        .iter()
-                        .find(|(i, c)| rules.items[*i].grenade && called.contains(c))
-                        .map(|(_, c)| *c)
-                        .or_else(|| called.first().copied()),
-                };
-                let Some(cell) = cell else {
-                    return Err(Stop::diverged(
-                        "plan",
-                        format!("a cell for `{}`", m.name),
-                        "none left",
-                    ));
-                };
-                last = rocket(talk, at, sheet, &rules, cell, (k + 1, m.line), &mut rec)?;
-                called.push(cell);
-            }
-            "sweep" => {
-                let all: Vec<Cell> = (0..rules.rows)
-                    .flat_map(|row| (0..rules.cols).map(move |col| Cell { row, col }))
-                    .collect();
-                for cell in all {
-                    if rec.ended {
-                        break;
-                    }
-                    if called.contains(&cell) {
-                        continue;
-                    }
-                    last = rocket(talk, at, sheet, &rules, cell, (k + 1, m.line), &mut rec)?;
-                    called.push(cell);
-                }
-            }
-            other => return Err(Stop::diverged("plan", "a known move", format!("`{other}`"))),
-        }
+        game.play_move(m, (k + 1, m.line), talk, at, sheet)?;
     }
+    let mut rec = game.rec;
     if !rec.program_ended {
         // After the revealed grid, what the program does at the end of its input (another
         // game? an exception from its Scanner?) is not judged.
@@ -569,13 +416,272 @@ fn live(
     replay(&rules, &rec, at, sheet)
 }
 
+/// The live game: what is recorded for the replay, and what the moves still need.
+struct Live<'a> {
+    rules: &'a Rules,
+    rec: Record,
+    /// The human's items not placed yet, each with its cell.
+    to_place: Vec<(usize, Cell)>,
+    /// What the program printed last.
+    last: Heard,
+    /// The cells the human has fired at.
+    called: Vec<Cell>,
+    /// Whether the program asks every entry with the same words: then a question asked
+    /// again is no sign of a refusal.
+    generic: bool,
+}
+
+impl Live<'_> {
+    /// Plays move `m` (`origin`: its number and line, for the rounds it records).
+    fn play_move(
+        &mut self,
+        m: &crate::scenario::Move,
+        origin: (usize, usize),
+        talk: &mut Talk,
+        at: &mut Progress,
+        sheet: &mut Sheet,
+    ) -> Result<(), Stop> {
+        let placing = !self.to_place.is_empty();
+        match m.name.as_str() {
+            "place-off-grid" | "place-occupied" | "place" if !placing => Err(Stop::diverged(
+                Lost::Plan,
+                "a placement",
+                "every item is placed already",
+            )),
+            "place-off-grid" => self.place_off_grid(talk, at, sheet),
+            "place-occupied" => self.place_occupied(talk, at, sheet),
+            "place" => {
+                while !self.to_place.is_empty() {
+                    let (i, c) = self.to_place.remove(0);
+                    let before = self.last.text.clone();
+                    self.last = place(talk, at, sheet, self.rules, i, c)?;
+                    self.generic |= same_prompt(&before, &self.last.text);
+                    self.rec.human.push((i, c));
+                }
+                self.rec.before_play = self.last.text.clone();
+                Ok(())
+            }
+            // Judged in the replay: what was shown before the first rocket.
+            "initial-grid" => Ok(()),
+            _ if placing => Err(Stop::diverged(
+                Lost::Plan,
+                "every item placed before the first rocket",
+                "the scenario fires before `place`",
+            )),
+            "fire-off-grid" => self.fire_off_grid(origin, talk, at, sheet),
+            "fire-own-ship" | "fire-own-grenade" | "fire-recalled" => {
+                let Some(cell) = self.target_of(&m.name) else {
+                    return Err(Stop::diverged(
+                        Lost::Plan,
+                        format!("a cell for `{}`", m.name),
+                        "none left",
+                    ));
+                };
+                self.fire(cell, origin, talk, at, sheet)
+            }
+            "sweep" => {
+                let all: Vec<Cell> = (0..self.rules.rows)
+                    .flat_map(|row| (0..self.rules.cols).map(move |col| Cell { row, col }))
+                    .collect();
+                for cell in all {
+                    if self.rec.ended {
+                        break;
+                    }
+                    if !self.called.contains(&cell) {
+                        self.fire(cell, origin, talk, at, sheet)?;
+                    }
+                }
+                Ok(())
+            }
+            other => Err(Stop::diverged(
+                Lost::Plan,
+                "a known move",
+                format!("`{other}`"),
+            )),
+        }
+    }
+
+    /// The human's rocket at `cell`, recorded as a round.
+    fn fire(
+        &mut self,
+        cell: Cell,
+        origin: (usize, usize),
+        talk: &mut Talk,
+        at: &mut Progress,
+        sheet: &mut Sheet,
+    ) -> Result<(), Stop> {
+        self.last = rocket(talk, at, sheet, self.rules, cell, origin, &mut self.rec)?;
+        self.called.push(cell);
+        Ok(())
+    }
+
+    /// Items placed off the grid, each to be refused (step 1).
+    fn place_off_grid(
+        &mut self,
+        talk: &mut Talk,
+        at: &mut Progress,
+        sheet: &mut Sheet,
+    ) -> Result<(), Stop> {
+        let n = self.rules.notation;
+        for bad in ["I3", "A9", "C0"] {
+            at.action = format!("place a ship at `{bad}`, off the grid");
+            let h = enter(talk, at, sheet, bad)?;
+            let r = refused(
+                &self.last.text,
+                self.generic,
+                &h,
+                bad,
+                "off the grid (step 1: \"If the character is not between 'A' (or a) and H (or h) or the integer is not between 1 and 8 ... display an error message and let the user try again\")",
+            );
+            judge_refusal(sheet, at, talk, Rule::RefuseOffGridPlacement, r)?;
+            self.last = h;
+            // The letter kept, the number asked again: the entry is completed on a
+            // free cell of that column, for the next item to place.
+            if asks_number(&self.last.text) && !self.to_place.is_empty() {
+                let letter = bad.chars().next().unwrap_or('A');
+                let taken = |c: Cell| {
+                    self.rec
+                        .human
+                        .iter()
+                        .chain(&self.to_place)
+                        .any(|(_, x)| *x == c)
+                };
+                let Some(c) = completion(self.rules, letter, |c| !taken(c)) else {
+                    break;
+                };
+                let (i, _) = self.to_place.remove(0);
+                let number = (c.row + 1).to_string();
+                at.action = format!(
+                    "place an item at `{}`: the number `{number}` after the refused one",
+                    n.format(c.into())
+                );
+                self.last = talk.say(&number)?;
+                self.rec.human.push((i, c));
+            }
+        }
+        Ok(())
+    }
+
+    /// An item placed on a taken position, to be refused (step 1); the first item is
+    /// placed first (in lower case) if none is yet.
+    fn place_occupied(
+        &mut self,
+        talk: &mut Talk,
+        at: &mut Progress,
+        sheet: &mut Sheet,
+    ) -> Result<(), Stop> {
+        if self.rec.human.is_empty() {
+            let (i, c) = self.to_place.remove(0);
+            let before = self.last.text.clone();
+            self.last = place_lower(talk, at, sheet, self.rules, i, c)?;
+            self.generic |= same_prompt(&before, &self.last.text);
+            self.rec.human.push((i, c));
+        }
+        let (_, c) = self.rec.human[0];
+        let cell = self.rules.notation.format(c.into());
+        at.action = format!("place an item on `{cell}`, already taken");
+        let h = enter(talk, at, sheet, &cell)?;
+        let r = refused(
+            &self.last.text,
+            self.generic,
+            &h,
+            &cell,
+            "already taken (step 1: \"or there is already a grenade or a ship at that position ... display an error message and let the user try again\")",
+        );
+        judge_refusal(sheet, at, talk, Rule::RefuseTakenPlacement, r)?;
+        self.last = h;
+        Ok(())
+    }
+
+    /// Rockets off the grid, each to be refused (step 4).
+    fn fire_off_grid(
+        &mut self,
+        origin: (usize, usize),
+        talk: &mut Talk,
+        at: &mut Progress,
+        sheet: &mut Sheet,
+    ) -> Result<(), Stop> {
+        for bad in ["J5", "D9"] {
+            at.action = format!("fire a rocket at `{bad}`, off the grid");
+            let h = enter(talk, at, sheet, bad)?;
+            let r = refused(
+                &self.last.text,
+                self.generic,
+                &h,
+                bad,
+                "off the grid (step 4: \"you must verify that the values are within the grid\")",
+            );
+            judge_refusal(sheet, at, talk, Rule::RefuseOffGridRocket, r)?;
+            self.last = h;
+            // The letter kept, the number asked again: a rocket on a cell of that
+            // column not called yet completes the entry.
+            if asks_number(&self.last.text) {
+                let letter = bad.chars().next().unwrap_or('A');
+                let Some(c) = completion(self.rules, letter, |c| !self.called.contains(&c)) else {
+                    break;
+                };
+                let number = (c.row + 1).to_string();
+                at.action = format!(
+                    "the human's rocket at `{}`: the number `{number}` after the refused one",
+                    self.rules.notation.format(c.into())
+                );
+                let h = talk.say(&number)?;
+                self.last = rocket_heard(h, at, c, origin, &mut self.rec);
+                self.called.push(c);
+                if self.rec.ended {
+                    break;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The cell a move that fires at the human's own items aims at: an item of the
+    /// human's the computer has not called either (still `_` in the last grid shown, read
+    /// either way round), so the rocket judges the rule; else any the human has not
+    /// called. `fire-recalled` re-calls an exploded grenade first.
+    fn target_of(&self, name: &str) -> Option<Cell> {
+        let own = |grenade: bool| {
+            let open: Vec<Cell> = self
+                .rec
+                .human
+                .iter()
+                .filter(|(i, c)| {
+                    self.rules.items[*i].grenade == grenade && !self.called.contains(c)
+                })
+                .map(|(_, c)| *c)
+                .collect();
+            let shown = grids(&self.last.text).last().cloned();
+            let blank = |c: &Cell| {
+                shown.as_ref().is_none_or(|g| {
+                    let (r, k) = (usize::from(c.row), usize::from(c.col));
+                    g[r][k] == '_' && g[k][r] == '_'
+                })
+            };
+            open.iter().copied().find(blank).or(open.first().copied())
+        };
+        match name {
+            "fire-own-ship" => own(false),
+            "fire-own-grenade" => own(true),
+            // An exploded grenade first: re-calling it must do nothing.
+            _ => self
+                .rec
+                .human
+                .iter()
+                .find(|(i, c)| self.rules.items[*i].grenade && self.called.contains(c))
+                .map(|(_, c)| *c)
+                .or_else(|| self.called.first().copied()),
+        }
+    }
+}
+
 /// Marks a refusal rule: passed, or failed and then lost track (the program took the
 /// entry, so what it asks next is not what the plan expects).
 fn judge_refusal(
     sheet: &mut Sheet,
     at: &Progress,
     talk: &Talk,
-    rule: &str,
+    rule: Rule,
     r: Result<(), Stop>,
 ) -> Result<(), Stop> {
     match r {
@@ -588,7 +694,7 @@ fn judge_refusal(
         }) => {
             sheet.fail(rule, at, expected, actual.clone(), talk.tail());
             Err(Stop::diverged(
-                "lost-track",
+                Lost::LostTrack,
                 "the entry refused, so the next question is the same one",
                 format!("{actual}: the rest of the program's input no longer lines up"),
             ))
@@ -616,14 +722,14 @@ fn place(
     let h = enter(talk, at, sheet, &cell)?;
     if refuses(&h.text) {
         return Err(Stop::diverged(
-            "placement",
+            Lost::Placement,
             format!("the {what} at {cell} accepted (an empty cell on the grid)"),
             "it was refused",
         ));
     }
     if h.ended {
         return Err(Stop::diverged(
-            "ended",
+            Lost::Ended,
             "the program goes on asking",
             "it ended",
         ));
@@ -652,7 +758,7 @@ fn place_lower(
     let h = enter(talk, at, sheet, &cell)?;
     if h.ended {
         return Err(Stop::diverged(
-            "ended",
+            Lost::Ended,
             "the program goes on asking",
             "it ended",
         ));
@@ -663,11 +769,11 @@ fn place_lower(
         read::last_line(&question).is_some_and(|l| l.chars().any(|c| c.is_ascii_digit()));
     let refused = h.text.lines().any(refuses) || (numbered && asked_again(&question, &h.text));
     if !refused {
-        sheet.pass("lower-case-letter");
+        sheet.pass(Rule::LowerCaseLetter);
         return Ok(h);
     }
     sheet.fail(
-        "lower-case-letter",
+        Rule::LowerCaseLetter,
         at,
         format!("`{cell}` accepted as `{}`", cell.to_uppercase()),
         "it was refused",
@@ -685,7 +791,7 @@ fn enter(talk: &mut Talk, at: &Progress, sheet: &mut Sheet, cell: &str) -> Resul
         let letter: String = cell.chars().take_while(|c| !c.is_ascii_digit()).collect();
         let h = talk.say(&letter)?;
         sheet.fail(
-            "input-format",
+            Rule::InputFormat,
             at,
             format!("`{cell}` taken as one entry (step 1: \"a character followed by an integer\")"),
             "the program asked for the letter on its own, then the number",
@@ -700,11 +806,11 @@ fn enter(talk: &mut Talk, at: &Progress, sheet: &mut Sheet, cell: &str) -> Resul
     let h = talk.say(cell)?;
     let asks_number = asks_number(&h.text) && !h.text.lines().any(refuses);
     if h.ended || (!h.text.trim().is_empty() && !asks_number) {
-        sheet.pass("input-format");
+        sheet.pass(Rule::InputFormat);
         return Ok(h);
     }
     sheet.fail(
-        "input-format",
+        Rule::InputFormat,
         at,
         format!("`{cell}` taken as one entry (step 1: \"a character followed by an integer\")"),
         "the program asked for the number on its own",
@@ -813,7 +919,7 @@ fn refused(question: &str, generic: bool, h: &Heard, entry: &str, why: &str) -> 
         return Ok(());
     }
     Err(Stop::diverged(
-        "refused",
+        Lost::Refused,
         format!("`{entry}` refused: {why}"),
         if h.ended {
             "the program ended".to_string()
@@ -973,7 +1079,7 @@ fn seen(
         // The rounds are still followed, by what the grids of the game showed.
         Some(g) => {
             sheet.fail(
-                "revealed-grid",
+                Rule::RevealedGrid,
                 at,
                 "the human's ships (s) and grenades (g) where they were placed",
                 show(&g),
@@ -986,7 +1092,7 @@ fn seen(
         }
         None => {
             sheet.fail(
-                "revealed-grid",
+                Rule::RevealedGrid,
                 at,
                 "after the winner, the grid showing every ship and grenade (step 7)",
                 format!("{} at the end", no_grid(final_text)),
@@ -1077,6 +1183,36 @@ fn replay_as(
         .map_or(rec.before_play.as_str(), |r| r.text.as_str());
     // Step 3 first: the initial grid needs nothing from the end of the game (all `_` reads
     // the same either way round).
+    judge_initial_grid(rec, at, sheet);
+    if let Some(r) = rec.rounds.last() {
+        at.move_no = r.move_no;
+        at.line = r.line;
+        at.move_name = r.name.clone();
+    }
+    at.action = "the grid revealed at the end".into();
+    at.output = Some(read::tail(final_text, 30));
+    let seen = seen(rules, rec, final_text, at, sheet)?;
+    judge_computer_layout(rules, rec, &seen, at, sheet)?;
+    let mut game = Game::new(rules.clone());
+    game.cancel_lost_turns(cancel);
+    place_all(rules, rec, &seen, &mut game);
+    let mut replay = Replay {
+        rules,
+        rec,
+        seen,
+        game,
+        glyph_charged: false,
+        computer_lost_turn: false,
+    };
+    for (k, round) in rec.rounds.iter().enumerate() {
+        replay.round(k, round, at, sheet)?;
+        *followed += 1;
+    }
+    replay.judge_end(final_text, at, sheet)
+}
+
+/// Step 3: the grid shown before the first rocket, every position `_`.
+fn judge_initial_grid(rec: &Record, at: &mut Progress, sheet: &mut Sheet) {
     if let Some(r) = rec.rounds.first() {
         at.move_no = r.move_no;
         at.line = r.line;
@@ -1086,31 +1222,27 @@ fn replay_as(
     at.output = Some(read::tail(&rec.before_play, 30));
     let blank: Grid = vec![vec!['_'; 8]; 8];
     match rec.grids(&rec.before_play).last() {
-        Some(g) if *g == blank => sheet.pass("initial-grid"),
-        Some(g) => sheet.fail("initial-grid", at, show(&blank), show(g), String::new()),
+        Some(g) if *g == blank => sheet.pass(Rule::InitialGrid),
+        Some(g) => sheet.fail(Rule::InitialGrid, at, show(&blank), show(g), String::new()),
         None => sheet.fail(
-            "initial-grid",
+            Rule::InitialGrid,
             at,
             "the initial grid, every position `_` (step 3)",
             format!("{} before the first rocket", no_grid(&rec.before_play)),
             String::new(),
         ),
     }
-    if let Some(r) = rec.rounds.last() {
-        at.move_no = r.move_no;
-        at.line = r.line;
-        at.move_name = r.name.clone();
-    }
-    at.action = "the grid revealed at the end".into();
-    at.output = Some(read::tail(final_text, 30));
-    let seen = seen(rules, rec, final_text, at, sheet)?;
-    let read_grid = |g: &Grid| {
-        if seen.transposed {
-            transpose(g)
-        } else {
-            g.clone()
-        }
-    };
+}
+
+/// Step 2: the computer's ships and grenades, each on a cell of its own, as the end shows
+/// them. Errors (lost track): the end shows another number of ships than the computer has.
+fn judge_computer_layout(
+    rules: &Rules,
+    rec: &Record,
+    seen: &Seen,
+    at: &Progress,
+    sheet: &mut Sheet,
+) -> Result<(), Stop> {
     let want = |grenade: bool| {
         rules
             .items
@@ -1122,10 +1254,10 @@ fn replay_as(
     let counted = seen.ships.len() == want_ships && seen.grenades.len() == want_grenades;
     if seen.revealed.is_some() || rec.ended {
         if counted {
-            sheet.pass("computer-layout");
+            sheet.pass(Rule::ComputerLayout);
         } else if seen.revealed.is_some() || seen.ships.len() > want_ships {
             sheet.fail(
-                "computer-layout",
+                Rule::ComputerLayout,
                 at,
                 format!(
                     "the computer's {want_ships} ships (S) and {want_grenades} grenades (G), each on a cell of its own (step 2: \"making sure that ... there is nothing at that position already\")"
@@ -1142,32 +1274,123 @@ fn replay_as(
     }
     if seen.ships.len() != want_ships && (seen.revealed.is_some() || rec.ended) {
         return Err(Stop::diverged(
-            "revealed",
+            Lost::Revealed,
             format!("the computer's {want_ships} ships"),
             format!("{} ships shown", seen.ships.len()),
         ));
     }
-    let mut game = Game::new(rules.clone());
-    game.cancel_lost_turns(cancel);
-    place_all(rules, rec, &seen, &mut game);
-    let mut glyph_charged = false;
-    // The computer's rocket hit a grenade: the human's next two rockets come in a row.
-    let mut computer_lost_turn = false;
-    for (k, round) in rec.rounds.iter().enumerate() {
-        let cell = rules.notation.format(round.cell.into());
+    Ok(())
+}
+
+/// A replay in progress: the reference game, played in the program's own turn order.
+struct Replay<'a> {
+    rules: &'a Arc<Rules>,
+    rec: &'a Record,
+    seen: Seen,
+    game: Game,
+    /// Whether the program's foreign glyph has been charged (it is, once).
+    glyph_charged: bool,
+    /// The computer's rocket hit a grenade: the human's next two rockets come in a row.
+    computer_lost_turn: bool,
+}
+
+impl Replay<'_> {
+    /// A grid as the program printed it, read in its reading of "a letter and a number".
+    fn read_grid(&self, g: &Grid) -> Grid {
+        if self.seen.transposed {
+            transpose(g)
+        } else {
+            g.clone()
+        }
+    }
+
+    /// Follows the human's rocket `k` and what the program printed after it: the grid
+    /// after the rocket, the computer's turns, and whatever else the round showed.
+    /// Errors (lost track): the round cannot be followed.
+    fn round(
+        &mut self,
+        k: usize,
+        round: &Round,
+        at: &mut Progress,
+        sheet: &mut Sheet,
+    ) -> Result<(), Stop> {
+        let cell = self.rules.notation.format(round.cell.into());
         at.move_no = round.move_no;
         at.line = round.line;
         at.move_name = round.name.clone();
         at.action = format!("the human's rocket {} at `{cell}`", k + 1);
         at.output = Some(read::tail(&round.text, 30));
-        at.board = game.render(true);
-        if let Some(f) = rec
+        at.board = self.game.render(true);
+        self.before_rocket(round, at, sheet)?;
+        // Which rule the human's rocket tests, by what stood on the cell.
+        let rule = rocket_rule(self.rules, &self.game, round.cell);
+        let printed: Vec<Grid> = self
+            .rec
+            .grids(&round.text)
+            .iter()
+            .map(|g| self.read_grid(g))
+            .collect();
+        let mut shown = printed.iter();
+        let Some(first) = shown.next() else {
+            return refused_or_no_grid(rule, &round.text, at, sheet);
+        };
+        self.game.fire(Some(HUMAN), round.cell.into());
+        at.board = self.game.render(true);
+        let mut now = as_grid(&self.game.render(false));
+        let human_lost_turn = rule == Rule::GrenadeCostsTurn;
+        let grid_rule = if human_lost_turn {
+            Rule::GridAfterRocket
+        } else {
+            rule
+        };
+        if *first != now {
+            sheet.fail(grid_rule, at, show(&now), show(first), String::new());
+            return Err(Stop::diverged(
+                Lost::Grid,
+                format!("the grid after the human's rocket at `{cell}`"),
+                differences(self.rules, &now, first),
+            ));
+        }
+        sheet.pass(grid_rule);
+        sheet.pass(Rule::GridAfterRocket);
+        let (computer_turns, turns_kept) =
+            self.computer_turns(&mut shown, &mut now, human_lost_turn, at, sheet)?;
+        // The computer's rockets after the human's grenade came in the reference's order
+        // (twice; once when a grenade of its own cancels the double turn, the accepted other
+        // reading of grenade-during-double-turn): the lost turn was kept.
+        if human_lost_turn && computer_turns >= 1 && turns_kept {
+            sheet.pass(Rule::GrenadeCostsTurn);
+        }
+        // Whatever else it printed this round: the same grid again, the revealed one, or
+        // a computer rocket where the human should play again.
+        for g in shown {
+            self.extra_grid(g, rule, round, &mut now, at, sheet)?;
+        }
+        // A round with no computer rocket after the computer's grenade: the human played
+        // twice, the computer's lost turn was kept.
+        if self.computer_lost_turn && computer_turns == 0 {
+            sheet.pass(Rule::GrenadeCostsTurn);
+            self.computer_lost_turn = false;
+        }
+        Ok(())
+    }
+
+    /// Before the human's rocket is fired: the foreign glyph charged once, the game not
+    /// over yet (errors: lost track), and the human's turn (else charged, and followed).
+    fn before_rocket(
+        &mut self,
+        round: &Round,
+        at: &Progress,
+        sheet: &mut Sheet,
+    ) -> Result<(), Stop> {
+        if let Some(f) = self
+            .rec
             .foreign
-            .filter(|f| !glyph_charged && f.drawn_in(&round.text))
+            .filter(|f| !self.glyph_charged && f.drawn_in(&round.text))
         {
-            glyph_charged = true;
+            self.glyph_charged = true;
             sheet.fail(
-                "grid-after-rocket",
+                Rule::GridAfterRocket,
                 at,
                 f.expected(),
                 format!(
@@ -1177,82 +1400,50 @@ fn replay_as(
                 String::new(),
             );
         }
-        if game.end().is_some() {
+        if self.game.end().is_some() {
             sheet.fail(
-                "winner",
+                Rule::Winner,
                 at,
                 format!(
                     "the game over and a winner declared (the {} had no ship left)",
-                    loser(&game)
+                    loser(&self.game)
                 ),
                 "the program asked for another rocket",
                 String::new(),
             );
             return Err(Stop::diverged(
-                "game over",
+                Lost::GameOver,
                 "the game over",
                 "the program went on",
             ));
         }
-        if game.next_player() != "human" {
+        if self.game.next_player() != "human" {
             // The program gives the human the turn: charged, and followed.
             sheet.fail(
-                "grenade-costs-turn",
+                Rule::GrenadeCostsTurn,
                 at,
                 "the computer's turn (the human hit a grenade, so the computer plays twice)",
                 "the program asked the human for a rocket",
                 String::new(),
             );
-            game.set_next(HUMAN);
+            self.game.set_next(HUMAN);
         }
-        // Which rule the human's rocket tests, by what stood on the cell.
-        let rule = rocket_rule(rules, &game, round.cell);
-        let printed: Vec<Grid> = rec.grids(&round.text).iter().map(read_grid).collect();
-        let mut shown = printed.iter();
-        let Some(first) = shown.next() else {
-            if refuses_rocket(&round.text) && !round.text.trim().is_empty() {
-                // Refused: charged to the rule the rocket tests; nothing was fired.
-                sheet.fail(
-                    rule,
-                    at,
-                    refused_rocket_expected(rule),
-                    "the program refused the rocket and asked for another",
-                    String::new(),
-                );
-                *followed += 1;
-                continue;
-            }
-            sheet.fail(
-                "grid-after-rocket",
-                at,
-                "the grid after the human's rocket (step 4: \"display the new grid\")",
-                no_grid(&round.text),
-                String::new(),
-            );
-            return Err(Stop::diverged("grid", "a grid", "none"));
-        };
-        game.fire(Some(HUMAN), round.cell.into());
-        at.board = game.render(true);
-        let mut now = as_grid(&game.render(false));
-        let human_lost_turn = rule == "grenade-costs-turn";
-        let grid_rule = if human_lost_turn {
-            "grid-after-rocket"
-        } else {
-            rule
-        };
-        if *first != now {
-            sheet.fail(grid_rule, at, show(&now), show(first), String::new());
-            return Err(Stop::diverged(
-                "grid",
-                format!("the grid after the human's rocket at `{cell}`"),
-                differences(rules, &now, first),
-            ));
-        }
-        sheet.pass(grid_rule);
-        sheet.pass("grid-after-rocket");
+        Ok(())
+    }
+
+    /// The computer's turns after the human's rocket, each shown by the next grid of
+    /// `shown`. Returns how many it played and whether the program kept the reference's
+    /// order (a missing turn is charged, and the human plays next).
+    fn computer_turns<'g>(
+        &mut self,
+        shown: &mut impl Iterator<Item = &'g Grid>,
+        now: &mut Grid,
+        human_lost_turn: bool,
+        at: &mut Progress,
+        sheet: &mut Sheet,
+    ) -> Result<(usize, bool), Stop> {
         let mut computer_turns = 0;
-        let mut turns_kept = true;
-        while game.end().is_none() && game.next_player() == "computer" {
+        while self.game.end().is_none() && self.game.next_player() == "computer" {
             computer_turns += 1;
             let Some(g) = shown.next() else {
                 let (why, rule) = if computer_turns > 1 || human_lost_turn {
@@ -1262,10 +1453,10 @@ fn replay_as(
                         } else {
                             "the computer's turn, twice in a row (the human hit a grenade)"
                         },
-                        "grenade-costs-turn",
+                        Rule::GrenadeCostsTurn,
                     )
                 } else {
-                    ("the computer's turn", "computer-turn")
+                    ("the computer's turn", Rule::ComputerTurn)
                 };
                 sheet.fail(
                     rule,
@@ -1275,141 +1466,181 @@ fn replay_as(
                     String::new(),
                 );
                 // Followed in the program's order: the human plays next.
-                turns_kept = false;
-                game.set_next(HUMAN);
-                break;
+                self.game.set_next(HUMAN);
+                return Ok((computer_turns, false));
             };
-            computer_lost_turn |= computer_rocket(&mut game, g, &mut now, at, sheet)?;
+            self.computer_lost_turn |= computer_rocket(&mut self.game, g, now, at, sheet)?;
         }
-        // The computer's rockets after the human's grenade came in the reference's order
-        // (twice; once when a grenade of its own cancels the double turn, the accepted other
-        // reading of grenade-during-double-turn): the lost turn was kept.
-        if human_lost_turn && computer_turns >= 1 && turns_kept {
-            sheet.pass("grenade-costs-turn");
+        Ok((computer_turns, true))
+    }
+
+    /// A grid the round showed after the computer's turns: the same grid again or the
+    /// revealed one (nothing to judge), a computer rocket where the human should play
+    /// again (charged, and followed), or else a turn out of order (errors: lost track).
+    /// `rule`: the rule the human's rocket tested.
+    fn extra_grid(
+        &mut self,
+        g: &Grid,
+        rule: Rule,
+        round: &Round,
+        now: &mut Grid,
+        at: &mut Progress,
+        sheet: &mut Sheet,
+    ) -> Result<(), Stop> {
+        let over = self.game.end().is_some();
+        let plain = as_grid(&self.game.render(false));
+        let full = as_grid(&self.game.render(true));
+        if *g == plain || (over && is_reveal(g, &full)) {
+            return Ok(());
         }
-        // Whatever else it printed this round: the same grid again, the revealed one, or
-        // a computer rocket where the human should play again.
-        for g in shown {
-            let over = game.end().is_some();
-            let plain = as_grid(&game.render(false));
-            let full = as_grid(&game.render(true));
-            if *g == plain || (over && is_reveal(g, &full)) {
-                continue;
-            }
-            let fresh = changed_cells(&plain, g);
-            let one_new = matches!(fresh.as_slice(), [c] if plain[usize::from(c.row)][usize::from(c.col)] == '_');
-            if !over && one_new {
-                // The computer fires again where the reference has the human play: charged
-                // to the rule the round tests when the human re-called an exploded grenade
-                // (it cost a turn again), else to the computer's lost turn; and followed.
-                let recalled_grenade = rule == "recalled-does-nothing"
-                    && game
-                        .occupant(round.cell)
-                        .is_some_and(|i| rules.items[i].grenade);
-                let charged = if recalled_grenade {
-                    rule
+        let fresh = changed_cells(&plain, g);
+        let one_new =
+            matches!(fresh.as_slice(), [c] if plain[usize::from(c.row)][usize::from(c.col)] == '_');
+        if !over && one_new {
+            // The computer fires again where the reference has the human play: charged
+            // to the rule the round tests when the human re-called an exploded grenade
+            // (it cost a turn again), else to the computer's lost turn; and followed.
+            let recalled_grenade = rule == Rule::RecalledDoesNothing
+                && self
+                    .game
+                    .occupant(round.cell)
+                    .is_some_and(|i| self.rules.items[i].grenade);
+            let charged = if recalled_grenade {
+                rule
+            } else {
+                Rule::GrenadeCostsTurn
+            };
+            let name = self.rules.notation.format(fresh[0].into());
+            sheet.fail(
+                charged,
+                at,
+                if charged == Rule::GrenadeCostsTurn {
+                    "the human's turn again (the computer hit a grenade, so the human plays twice)"
                 } else {
-                    "grenade-costs-turn"
-                };
-                let name = rules.notation.format(fresh[0].into());
+                    "the human's turn: the re-called position did nothing, so no turn was lost"
+                },
+                format!("the computer fired again, at `{name}`"),
+                String::new(),
+            );
+            self.game.set_next(COMPUTER);
+            self.computer_lost_turn = false;
+            computer_rocket(&mut self.game, g, now, at, sheet)?;
+            return Ok(());
+        }
+        let (rule, why) = if over {
+            (
+                Rule::Winner,
+                format!(
+                    "no more rockets: the game was over (the {} had no ship left), and at most the grid revealed (step 7)",
+                    loser(&self.game)
+                ),
+            )
+        } else {
+            (
+                Rule::GrenadeCostsTurn,
+                "the human's turn (the computer hit a grenade, so the human plays twice)"
+                    .to_string(),
+            )
+        };
+        let got = describe_change(self.rules, &plain, g, &fresh);
+        sheet.fail(rule, at, why.clone(), got.clone(), String::new());
+        Err(Stop::diverged(Lost::Turn, why, got))
+    }
+
+    /// The end of the game: over where the reference's is (else charged to `winner`,
+    /// lost track), the revealed grid (step 7) and the winner declared (step 6).
+    fn judge_end(
+        &self,
+        final_text: &str,
+        at: &mut Progress,
+        sheet: &mut Sheet,
+    ) -> Result<(), Stop> {
+        at.action = "the end of the game".into();
+        at.output = Some(read::tail(final_text, 30));
+        let game = &self.game;
+        if game.end().is_none() {
+            let got = if self.rec.program_ended {
+                "the program ended"
+            } else {
+                "the program stopped asking for rockets"
+            };
+            sheet.fail(
+                Rule::Winner,
+                at,
+                "the game goes on: both players still have ships",
+                got,
+                String::new(),
+            );
+            return Err(Stop::diverged(Lost::GameOver, "the game goes on", got));
+        }
+        let full = as_grid(&game.render(true));
+        if let Some(revealed) = &self.seen.revealed {
+            if is_reveal(revealed, &full) {
+                sheet.pass(Rule::RevealedGrid);
+            } else {
                 sheet.fail(
-                    charged,
+                    Rule::RevealedGrid,
                     at,
-                    if charged == "grenade-costs-turn" {
-                        "the human's turn again (the computer hit a grenade, so the human plays twice)"
-                    } else {
-                        "the human's turn: the re-called position did nothing, so no turn was lost"
-                    },
-                    format!("the computer fired again, at `{name}`"),
+                    show(&full),
+                    show(revealed),
                     String::new(),
                 );
-                game.set_next(COMPUTER);
-                computer_lost_turn = false;
-                computer_rocket(&mut game, g, &mut now, at, sheet)?;
-                continue;
             }
-            let (rule, why) = if over {
-                (
-                    "winner",
-                    format!(
-                        "no more rockets: the game was over (the {} had no ship left), and at most the grid revealed (step 7)",
-                        loser(&game)
-                    ),
-                )
-            } else {
-                (
-                    "grenade-costs-turn",
-                    "the human's turn (the computer hit a grenade, so the human plays twice)"
-                        .to_string(),
-                )
-            };
-            let got = describe_change(rules, &plain, g, &fresh);
-            sheet.fail(rule, at, why.clone(), got.clone(), String::new());
-            return Err(Stop::diverged("turn", why, got));
         }
-        // A round with no computer rocket after the computer's grenade: the human played
-        // twice, the computer's lost turn was kept.
-        if computer_lost_turn && computer_turns == 0 {
-            sheet.pass("grenade-costs-turn");
-            computer_lost_turn = false;
-        }
-        *followed += 1;
-    }
-    at.action = "the end of the game".into();
-    at.output = Some(read::tail(final_text, 30));
-    if game.end().is_none() {
-        let got = if rec.program_ended {
-            "the program ended"
+        let winner = if game.winner() == Some("human") {
+            "human"
         } else {
-            "the program stopped asking for rockets"
+            "computer"
         };
-        sheet.fail(
-            "winner",
-            at,
-            "the game goes on: both players still have ships",
-            got,
-            String::new(),
-        );
-        return Err(Stop::diverged("game over", "the game goes on", got));
-    }
-    let full = as_grid(&game.render(true));
-    if let Some(revealed) = &seen.revealed {
-        if is_reveal(revealed, &full) {
-            sheet.pass("revealed-grid");
+        let declared = declared_winner(final_text);
+        if declared == Some(winner) {
+            sheet.pass(Rule::Winner);
         } else {
             sheet.fail(
-                "revealed-grid",
+                Rule::Winner,
                 at,
-                show(&full),
-                show(revealed),
+                format!(
+                    "the {winner} declared the winner (step 6; the {} has no ship left)",
+                    loser(game)
+                ),
+                declared.map_or(
+                    "no winner declared (e.g. \"You win!\" or \"The computer wins.\")".to_string(),
+                    |w| format!("the {w}"),
+                ),
                 String::new(),
             );
         }
+        Ok(())
     }
-    let winner = if game.winner() == Some("human") {
-        "human"
-    } else {
-        "computer"
-    };
-    let declared = declared_winner(final_text);
-    if declared == Some(winner) {
-        sheet.pass("winner");
-    } else {
+}
+
+/// A human rocket the program printed no grid for: refused (an error, asked again) it is
+/// charged to `rule`, the rule it tests, and not fired; otherwise the missing grid is
+/// charged and the game lost track of.
+fn refused_or_no_grid(
+    rule: Rule,
+    text: &str,
+    at: &Progress,
+    sheet: &mut Sheet,
+) -> Result<(), Stop> {
+    if refuses_rocket(text) && !text.trim().is_empty() {
         sheet.fail(
-            "winner",
+            rule,
             at,
-            format!(
-                "the {winner} declared the winner (step 6; the {} has no ship left)",
-                loser(&game)
-            ),
-            declared.map_or(
-                "no winner declared (e.g. \"You win!\" or \"The computer wins.\")".to_string(),
-                |w| format!("the {w}"),
-            ),
+            refused_rocket_expected(rule),
+            "the program refused the rocket and asked for another",
             String::new(),
         );
+        return Ok(());
     }
-    Ok(())
+    sheet.fail(
+        Rule::GridAfterRocket,
+        at,
+        "the grid after the human's rocket (step 4: \"display the new grid\")",
+        no_grid(text),
+        String::new(),
+    );
+    Err(Stop::diverged(Lost::Grid, "a grid", "none"))
 }
 
 /// One computer rocket shown by grid `g` after `now`: the one position it reveals is fired
@@ -1452,27 +1683,27 @@ fn computer_rocket(
                     .join(", ")
             );
             sheet.fail(
-                "computer-turn",
+                Rule::ComputerTurn,
                 at,
                 "one computer rocket: one position not called before is revealed",
                 what.clone(),
                 String::new(),
             );
-            return Err(Stop::diverged("grid", "one changed position", what));
+            return Err(Stop::diverged(Lost::Grid, "one changed position", what));
         }
     }
     at.board = game.render(true);
     let drawn = as_grid(&game.render(false));
     if *g != drawn {
-        sheet.fail("computer-turn", at, show(&drawn), show(g), String::new());
+        sheet.fail(Rule::ComputerTurn, at, show(&drawn), show(g), String::new());
         return Err(Stop::diverged(
-            "grid",
+            Lost::Grid,
             "the grid after the computer's rocket",
             differences(game.rules(), &drawn, g),
         ));
     }
     *now = drawn;
-    sheet.pass("computer-turn");
+    sheet.pass(Rule::ComputerTurn);
     Ok(grenade && game.end().is_none())
 }
 
@@ -1551,15 +1782,15 @@ fn refuses_rocket(text: &str) -> bool {
 }
 
 /// What a refused rocket should have done, by the rule it tests.
-fn refused_rocket_expected(rule: &str) -> &'static str {
+fn refused_rocket_expected(rule: Rule) -> &'static str {
     match rule {
-        "own-ship-sinks" => {
+        Rule::OwnShipSinks => {
             "the rocket on the human's own ship accepted, and the ship sunk (\"where the opponent (or the player...) has a ship, then that ship sinks\")"
         }
-        "grenade-costs-turn" => {
+        Rule::GrenadeCostsTurn => {
             "the rocket on a grenade accepted, and the shooter's next turn lost (\"where the opponent (or the player) has a grenade, then the player loses a turn\")"
         }
-        "recalled-does-nothing" => {
+        Rule::RecalledDoesNothing => {
             "the rocket on a position called before accepted: nothing happens, and the turn is used (\"regardless of what was there before, nothing happens\")"
         }
         _ => "the rocket accepted and the new grid shown (step 4)",
@@ -1602,14 +1833,14 @@ fn place_all(rules: &Rules, rec: &Record, seen: &Seen, game: &mut Game) {
 
 /// The rule a human rocket on `c` tests: the shooter's own ship, a cell called before, or
 /// the plain display of the new grid.
-fn rocket_rule(rules: &Rules, game: &Game, c: Cell) -> &'static str {
+fn rocket_rule(rules: &Rules, game: &Game, c: Cell) -> Rule {
     if game.was_targeted(c) {
-        return "recalled-does-nothing";
+        return Rule::RecalledDoesNothing;
     }
     match game.occupant(c) {
-        Some(i) if rules.items[i].owner == HUMAN && !rules.items[i].grenade => "own-ship-sinks",
-        Some(i) if rules.items[i].grenade => "grenade-costs-turn",
-        _ => "grid-after-rocket",
+        Some(i) if rules.items[i].owner == HUMAN && !rules.items[i].grenade => Rule::OwnShipSinks,
+        Some(i) if rules.items[i].grenade => Rule::GrenadeCostsTurn,
+        _ => Rule::GridAfterRocket,
     }
 }
 

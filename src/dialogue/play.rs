@@ -2,7 +2,7 @@
 //! assignment's driver run on the plan, the marking sheet turned into the scenario's result;
 //! and the registry of drivers.
 
-use super::sheet::{Rule, Sheet};
+use super::sheet::{Check, Lost, RuleId, RuleText, Sheet};
 use super::talk::{Stop, Talk};
 use crate::report::{Divergence, ScenarioResult};
 use crate::scenario::{Dialogue, Scenario};
@@ -16,14 +16,18 @@ pub trait DialogueDriver: Sync {
     /// The assignment id (the spec's `id`) it drives.
     fn assignment(&self) -> &'static str;
     /// Every rule it can judge, each citing its handout clause.
-    fn rules(&self) -> &'static [Rule];
+    fn rules(&self) -> &'static [RuleText];
     /// What the report names as the code at fault for a failed rule: the handout's entry
     /// point (solo-10x10's `main`), or the program as a whole.
     fn entry(&self) -> &'static str {
         "the program"
     }
-    /// The rules a plan judges (its marking sheet), in the order the sheet lists them.
-    fn judged(&self, plan: &Dialogue, scenario: &Scenario) -> Vec<&'static str>;
+    /// The rules each move of its plan grammar judges: one row per move the grammar
+    /// (`crate::scenario::plan`) names, each once (a test holds the two together).
+    fn moves(&self) -> Vec<(&'static str, Vec<&'static RuleText>)>;
+    /// The rules a plan judges (its marking sheet), in the order the sheet lists them: its
+    /// moves' ([`judged_by_moves`]) and any the assignment judges of a plan as a whole.
+    fn judged(&self, plan: &Dialogue, scenario: &Scenario) -> Vec<&'static RuleText>;
     /// Plays one game of `plan` with `program`, noting what it sees on `sheet`.
     fn play(
         &self,
@@ -33,6 +37,29 @@ pub trait DialogueDriver: Sync {
         at: &mut Progress,
         sheet: &mut Sheet,
     ) -> Played;
+}
+
+/// What each move of a plan judges: a driver's table, one row per move of its assignment's
+/// plan grammar, the rules in the order the marking sheet lists them.
+pub(crate) type MoveRules<R> = &'static [(&'static str, &'static [R])];
+
+/// The rules `plan`'s moves judge by `table`, move after move (the sheet keeps each once).
+pub(crate) fn judged_by_moves<R: RuleId>(table: MoveRules<R>, plan: &Dialogue) -> Vec<R> {
+    plan.moves
+        .iter()
+        .filter_map(|m| table.iter().find(|(name, _)| *name == m.name))
+        .flat_map(|(_, rules)| rules.iter().copied())
+        .collect()
+}
+
+/// `table`'s rows with each rule's text, for [`DialogueDriver::moves`].
+pub(crate) fn move_rows<R: RuleId>(
+    table: MoveRules<R>,
+) -> Vec<(&'static str, Vec<&'static RuleText>)> {
+    table
+        .iter()
+        .map(|(name, rules)| (*name, rules.iter().map(|r| r.text()).collect()))
+        .collect()
 }
 
 /// The drivers, one per whole-program assignment.
@@ -300,70 +327,10 @@ fn play_once(scenario: &Scenario, program: Result<&Program, &Fault>) -> Scenario
     } else {
         at.move_no.min(plan.moves.len())
     };
-    let mut lost = None;
-    let (fault, cut) = match played.outcome {
-        Ok(()) => {
-            result.steps_run = plan.moves.len();
-            (None, None)
-        }
-        Err(Stop::Faulted(mut f)) => {
-            if !tail.is_empty() {
-                let last = super::read::tail(&tail, 12);
-                f.message = format!("{}\nThe conversation's last lines:\n{last}", f.message);
-            }
-            let cut = format!(
-                "the program stopped with a fault ({}) {}, before this rule could be judged",
-                f.kind.word(),
-                where_in_game(&at, "at the start", "at move")
-            );
-            (Some(f), Some(cut))
-        }
-        Err(Stop::Diverged {
-            check,
-            expected,
-            actual,
-        }) => {
-            // Lost track: the program's game cannot be followed past here. Said as
-            // broadside's own limit, never as something the program did not do.
-            // A game that never started (battleboats: a setup question asked again after
-            // every answer, issue 35 item 12) is a state of its own, not a loss of track.
-            let never_started = check == "never-started";
-            let cut = if never_started {
-                "the game never started (its setup question was asked again after every answer), so no rule of the game could be judged".to_string()
-            } else {
-                format!(
-                    "broadside could not follow the game {}, because {}",
-                    where_in_game(&at, "from the start", "after move"),
-                    lost_because(&expected, &actual)
-                )
-            };
-            if sheet.judges(&check) {
-                sheet.fail(&check, &at, expected, actual, tail.clone());
-            } else {
-                lost = Some(Divergence {
-                    step: Some(at.move_no),
-                    line: at.line,
-                    action: at.describe(),
-                    check,
-                    expected: super::sheet::singular_after_one(&expected),
-                    actual: super::sheet::singular_after_one(&actual),
-                    note: Some(if never_started {
-                        "the game never started: no rule of the game could be judged, and the program is flagged for the marker to check by hand".into()
-                    } else {
-                        "broadside could not follow the game from here on; this is charged to no rule, and the rules the game had not come to yet are not judged".into()
-                    }),
-                    conversation: at.output.is_none() && !tail.is_empty(),
-                    output: at
-                        .output
-                        .clone()
-                        .or_else(|| (!tail.is_empty()).then(|| tail.clone())),
-                    board: at.board.clone(),
-                    ..Divergence::default()
-                });
-            }
-            (None, Some(cut))
-        }
-    };
+    if played.outcome.is_ok() {
+        result.steps_run = plan.moves.len();
+    }
+    let Ending { fault, cut, lost } = ending(played.outcome, &at, &tail, &mut sheet);
     let leak = (!leftovers.is_empty()).then(|| Fault {
         kind: FaultKind::Leak,
         message: format!(
@@ -404,6 +371,83 @@ fn play_once(scenario: &Scenario, program: Result<&Program, &Fault>) -> Scenario
         sink.write(result.name(), &result.path, &outcome, &written);
     }
     result
+}
+
+/// How a game's end reads in its result: a fault, why the rules not seen were not judged
+/// (`cut`), and the loss of track no rule is charged for (`lost`).
+struct Ending {
+    fault: Option<Fault>,
+    cut: Option<String>,
+    lost: Option<Divergence>,
+}
+
+/// The [`Ending`] of a game that ended with `outcome`, at `at`; `tail`: the conversation's
+/// last lines. A loss of track on a rule the sheet judges is charged to it.
+fn ending(outcome: Result<(), Stop>, at: &Progress, tail: &str, sheet: &mut Sheet) -> Ending {
+    let mut lost = None;
+    let (fault, cut) = match outcome {
+        Ok(()) => (None, None),
+        Err(Stop::Faulted(mut f)) => {
+            if !tail.is_empty() {
+                let last = super::read::tail(tail, 12);
+                f.message = format!("{}\nThe conversation's last lines:\n{last}", f.message);
+            }
+            let cut = format!(
+                "the program stopped with a fault ({}) {}, before this rule could be judged",
+                f.kind.word(),
+                where_in_game(at, "at the start", "at move")
+            );
+            (Some(f), Some(cut))
+        }
+        Err(Stop::Diverged {
+            check,
+            expected,
+            actual,
+        }) => {
+            // Lost track: the program's game cannot be followed past here. Said as
+            // broadside's own limit, never as something the program did not do.
+            // A game that never started (battleboats: a setup question asked again after
+            // every answer, issue 35 item 12) is a state of its own, not a loss of track.
+            let never_started = matches!(check, Check::Lost(Lost::NeverStarted));
+            let cut = if never_started {
+                "the game never started (its setup question was asked again after every answer), so no rule of the game could be judged".to_string()
+            } else {
+                format!(
+                    "broadside could not follow the game {}, because {}",
+                    where_in_game(at, "from the start", "after move"),
+                    lost_because(&expected, &actual)
+                )
+            };
+            if let Check::Rule(rule) = check
+                && sheet.judges(rule)
+            {
+                sheet.fail(rule, at, expected, actual, tail.to_string());
+            } else {
+                lost = Some(Divergence {
+                    step: Some(at.move_no),
+                    line: at.line,
+                    action: at.describe(),
+                    check: check.id().to_string(),
+                    expected: super::sheet::singular_after_one(&expected),
+                    actual: super::sheet::singular_after_one(&actual),
+                    note: Some(if never_started {
+                        "the game never started: no rule of the game could be judged, and the program is flagged for the marker to check by hand".into()
+                    } else {
+                        "broadside could not follow the game from here on; this is charged to no rule, and the rules the game had not come to yet are not judged".into()
+                    }),
+                    conversation: at.output.is_none() && !tail.is_empty(),
+                    output: at
+                        .output
+                        .clone()
+                        .or_else(|| (!tail.is_empty()).then(|| tail.to_string())),
+                    board: at.board.clone(),
+                    ..Divergence::default()
+                });
+            }
+            (None, Some(cut))
+        }
+    };
+    Ending { fault, cut, lost }
 }
 
 /// Where in the game `at` is, for a sentence: `{start} (…)` before the first move, else

@@ -15,9 +15,9 @@
 use super::Progress;
 use crate::report::{Divergence, RuleResult, Verdict};
 
-/// One handout rule a dialogue can judge.
+/// One handout rule a dialogue can judge: its id, title and clause, as reports show them.
 #[derive(Debug)]
-pub struct Rule {
+pub struct RuleText {
     /// Stable id, e.g. `penalty-on-repeat`.
     pub id: &'static str,
     /// What it says, in a sentence.
@@ -26,10 +26,135 @@ pub struct Rule {
     pub clause: &'static str,
 }
 
+/// A rule of one whole-program assignment, as a value of that assignment's `Rule` enum
+/// (declared with [`rules!`]): a driver passes and fails rules by these values, so a rule
+/// that is not in the assignment's table cannot be named (issue 38, item 3). A
+/// `&'static RuleText` is one too, for code that holds a rule it was given.
+pub trait RuleId: Copy {
+    /// The rule's id, title and clause.
+    fn text(self) -> &'static RuleText;
+}
+
+impl RuleId for &'static RuleText {
+    fn text(self) -> &'static RuleText {
+        self
+    }
+}
+
+/// Declares a whole-program assignment's rules: an enum `Rule` with one variant per rule,
+/// in the order its marking sheet lists them, and its table (`Rule::TABLE`) of ids, titles
+/// and clauses. Each variant's id is the report's (`PenaltyOnRepeat` is
+/// `penalty-on-repeat`); `tests` below check the ids are unique.
+macro_rules! rules {
+    ($(#[$doc:meta])* $vis:vis enum $name:ident { $($variant:ident => $text:expr,)* }) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        $vis enum $name {
+            $($variant,)*
+        }
+
+        impl $name {
+            /// Every rule's text, in the enum's order.
+            $vis const TABLE: &'static [$crate::dialogue::sheet::RuleText] = &[$($text,)*];
+        }
+
+        impl $crate::dialogue::sheet::RuleId for $name {
+            fn text(self) -> &'static $crate::dialogue::sheet::RuleText {
+                &Self::TABLE[self as usize]
+            }
+        }
+    };
+}
+pub(crate) use rules;
+
+/// What a game that could not be followed further diverged on: a rule of the assignment
+/// (charged to it where the sheet judges it), or a point where broadside lost track of
+/// the program's game, which no rule is charged for.
+#[derive(Clone, Copy, Debug)]
+pub enum Check {
+    Rule(&'static RuleText),
+    Lost(Lost),
+}
+
+/// Where broadside can lose track of a program's game: named in the report's `check` of
+/// the divergence that says so.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Lost {
+    /// A setup question asked again after every answer: the game never began.
+    NeverStarted,
+    /// The program asked for something the plan's next move cannot give.
+    Plan,
+    /// A grid missing or not the reference's.
+    Grid,
+    /// The layout could not be learnt.
+    Layout,
+    /// A turn out of the reference's order.
+    Turn,
+    /// The game over where the reference goes on, or the reverse.
+    GameOver,
+    /// A drone's answer that could not be read.
+    Drone,
+    /// The program ended before the plan did.
+    Ended,
+    /// The revealed grid does not hold the computer's fleet.
+    Revealed,
+    /// A refused entry after which the program's input no longer lines up.
+    LostTrack,
+    /// A placement that could not be made.
+    Placement,
+    /// An entry the program refused that the plan needs.
+    Refused,
+    /// The program did not read the line sent.
+    Input,
+}
+
+impl Check {
+    /// The id the report's divergence names.
+    pub fn id(self) -> &'static str {
+        match self {
+            Check::Rule(r) => r.id,
+            Check::Lost(l) => l.id(),
+        }
+    }
+}
+
+impl Lost {
+    /// The id the report's divergence names.
+    pub fn id(self) -> &'static str {
+        match self {
+            Lost::NeverStarted => "never-started",
+            Lost::Plan => "plan",
+            Lost::Grid => "grid",
+            Lost::Layout => "layout",
+            Lost::Turn => "turn",
+            Lost::GameOver => "game over",
+            Lost::Drone => "drone",
+            Lost::Ended => "ended",
+            Lost::Revealed => "revealed",
+            Lost::LostTrack => "lost-track",
+            Lost::Placement => "placement",
+            Lost::Refused => "refused",
+            Lost::Input => "input",
+        }
+    }
+}
+
+impl<R: RuleId> From<R> for Check {
+    fn from(rule: R) -> Check {
+        Check::Rule(rule.text())
+    }
+}
+
+impl From<Lost> for Check {
+    fn from(lost: Lost) -> Check {
+        Check::Lost(lost)
+    }
+}
+
 /// One rule's row while the game is played.
 #[derive(Clone)]
 struct Row {
-    rule: &'static Rule,
+    rule: &'static RuleText,
     passes: usize,
     failure: Option<Divergence>,
     /// Failures after the first.
@@ -41,6 +166,8 @@ struct Row {
 /// The marking sheet of one dialogue.
 #[derive(Clone)]
 pub struct Sheet {
+    /// Every rule of the assignment: a rule passed or failed must be one of these.
+    all: &'static [RuleText],
     rows: Vec<Row>,
     /// The input conventions the program needed, for the report.
     pub conventions: Vec<String>,
@@ -49,25 +176,24 @@ pub struct Sheet {
 }
 
 impl Sheet {
-    /// A sheet judging `ids` (rules of `all`, in the order given; unknown ids are skipped:
-    /// the loader has checked the plan).
-    pub fn new(all: &'static [Rule], ids: &[&str]) -> Sheet {
+    /// A sheet judging `judged` (rules of `all`, in the order given; each once).
+    pub fn new(all: &'static [RuleText], judged: &[&'static RuleText]) -> Sheet {
         let mut rows: Vec<Row> = Vec::new();
-        for id in ids {
-            if rows.iter().any(|r| r.rule.id == *id) {
+        for rule in judged {
+            debug_assert!(all.iter().any(|r| std::ptr::eq(r, *rule)));
+            if rows.iter().any(|r| std::ptr::eq(r.rule, *rule)) {
                 continue;
             }
-            if let Some(rule) = all.iter().find(|r| r.id == *id) {
-                rows.push(Row {
-                    rule,
-                    passes: 0,
-                    failure: None,
-                    more: 0,
-                    why_not: None,
-                });
-            }
+            rows.push(Row {
+                rule,
+                passes: 0,
+                failure: None,
+                more: 0,
+                why_not: None,
+            });
         }
         Sheet {
+            all,
             rows,
             conventions: Vec::new(),
             entry: "the program",
@@ -85,36 +211,45 @@ impl Sheet {
         }
     }
 
-    /// Whether the sheet judges `id`.
-    pub fn judges(&self, id: &str) -> bool {
-        self.rows.iter().any(|r| r.rule.id == id)
+    /// Whether the sheet judges `rule`.
+    pub fn judges(&self, rule: impl RuleId) -> bool {
+        let rule = rule.text();
+        self.rows.iter().any(|r| std::ptr::eq(r.rule, rule))
     }
 
-    fn row(&mut self, id: &str) -> Option<&mut Row> {
-        self.rows.iter_mut().find(|r| r.rule.id == id)
+    /// `rule`'s row, when the sheet judges it. A rule of another assignment is a bug of
+    /// the driver's, caught in tests.
+    fn row(&mut self, rule: impl RuleId) -> Option<&mut Row> {
+        let rule = rule.text();
+        debug_assert!(
+            self.all.iter().any(|r| std::ptr::eq(r, rule)),
+            "rule {} is not one of this assignment's",
+            rule.id
+        );
+        self.rows.iter_mut().find(|r| std::ptr::eq(r.rule, rule))
     }
 
-    /// The program was seen keeping rule `id` once.
-    pub fn pass(&mut self, id: &str) {
-        if let Some(r) = self.row(id) {
+    /// The program was seen keeping `rule` once.
+    pub fn pass(&mut self, rule: impl RuleId) {
+        if let Some(r) = self.row(rule) {
             r.passes += 1;
         }
     }
 
-    /// The program was seen breaking rule `id`: the first time is kept in full (the move,
+    /// The program was seen breaking `rule`: the first time is kept in full (the move,
     /// what was expected, what it did, what it printed, the reference's board); later ones
     /// are counted. `tail`: the conversation's last lines, shown unless `at.output` holds
     /// what the program printed at that point (a replay after the game).
     pub fn fail(
         &mut self,
-        id: &str,
+        rule: impl RuleId,
         at: &Progress,
         expected: impl Into<String>,
         actual: impl Into<String>,
         tail: String,
     ) {
         let entry = self.entry;
-        let Some(r) = self.row(id) else { return };
+        let Some(r) = self.row(rule) else { return };
         if r.failure.is_some() {
             r.more += 1;
             return;
@@ -133,7 +268,7 @@ impl Sheet {
             step: Some(at.move_no),
             line: at.line,
             action: at.describe(),
-            check: id.to_string(),
+            check: r.rule.id.to_string(),
             expected,
             actual,
             note: at.note.clone(),
@@ -146,9 +281,9 @@ impl Sheet {
         });
     }
 
-    /// `id` could not be observed, and why (kept unless it is passed or failed later).
-    pub(crate) fn unobserved(&mut self, id: &str, why: impl Into<String>) {
-        if let Some(r) = self.row(id)
+    /// `rule` could not be observed, and why (kept unless it is passed or failed later).
+    pub(crate) fn unobserved(&mut self, rule: impl RuleId, why: impl Into<String>) {
+        if let Some(r) = self.row(rule)
             && r.why_not.is_none()
         {
             r.why_not = Some(why.into());
@@ -293,6 +428,74 @@ pub(crate) fn singular_after_one(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::{Sheet, singular_after_one};
+    use crate::dialogue::{assignments, driver};
+
+    /// Each driver's rule ids are unique: a report names a rule by its id.
+    #[test]
+    fn rule_ids_are_unique_within_an_assignment() {
+        for id in assignments() {
+            let rules = driver(id).unwrap().rules();
+            for (i, r) in rules.iter().enumerate() {
+                assert!(
+                    rules[..i].iter().all(|o| o.id != r.id),
+                    "{id}: rule {} twice",
+                    r.id
+                );
+            }
+        }
+    }
+
+    /// Each driver's table of what its moves judge has one row per move of the
+    /// assignment's plan grammar, no more and no fewer: a move misspelt in either would
+    /// judge nothing, silently.
+    #[test]
+    fn every_move_of_a_plan_grammar_has_its_rules() {
+        for id in assignments() {
+            let mut rows: Vec<&str> = driver(id).unwrap().moves().iter().map(|m| m.0).collect();
+            let mut grammar = crate::scenario::plan::vocabulary(id).unwrap().to_vec();
+            rows.sort_unstable();
+            grammar.sort_unstable();
+            assert_eq!(
+                rows, grammar,
+                "{id}: the driver's moves against its plan grammar"
+            );
+        }
+    }
+
+    /// A rubric part that groups a rule names one its assignment's driver judges: a typo
+    /// there would leave the part's weight on nothing (issue 38, item 3).
+    #[test]
+    fn every_rule_a_rubric_groups_is_a_rule_its_driver_judges() {
+        let specs = crate::spec::SpecSet::builtin();
+        let mut grouped = 0;
+        for id in specs.ids() {
+            for rules in specs.get(id).unwrap().modes.values() {
+                let Some(rubric) = &rules.rubric else {
+                    continue;
+                };
+                for part in &rubric.parts {
+                    for rule in &part.rules {
+                        let d = driver(id).unwrap_or_else(|| {
+                            panic!(
+                                "{id}: part {} groups rule {rule}, but {id} is not a whole program",
+                                part.name
+                            )
+                        });
+                        assert!(
+                            d.rules().iter().any(|r| r.id == rule),
+                            "{id}: part {} groups rule {rule}, which its driver does not judge",
+                            part.name
+                        );
+                        grouped += 1;
+                    }
+                }
+            }
+        }
+        assert!(
+            grouped > 10,
+            "only {grouped} rules grouped in the bundled rubrics"
+        );
+    }
 
     #[test]
     fn each_convention_is_noted_once() {

@@ -9,9 +9,9 @@
 //! line; when that is refused, as the row and then the column on lines of their own.
 
 use super::read::{self, asked_again, has_phrase, has_stem, refuses, words};
-use super::sheet::{Rule, Sheet};
+use super::sheet::{Lost, RuleId, RuleText, Sheet, rules};
 use super::talk::{Heard, Stop, Talk};
-use super::{DialogueDriver, Played, Progress};
+use super::{DialogueDriver, MoveRules, Played, Progress, judged_by_moves, move_rows};
 use crate::cell::{Cell, RawCell};
 use crate::engine::{Game, Outcome, random_layout};
 use crate::scenario::{Dialogue, Scenario};
@@ -52,39 +52,49 @@ fn blank_lines() -> Vec<String> {
 /// Words a player may try to quit with, in order.
 const QUIT_WORDS: [&str; 3] = ["q", "quit", "exit"];
 
-/// The rules a solo-10x10 `main()` dialogue judges (handout 001, "main()" and the
-/// messages of the game it describes).
-pub(crate) static RULES: [Rule; 6] = [
-    Rule {
-        id: "never-crash",
-        title: "main() never ends with a Python error, whatever the player types",
-        clause: "main(): \"(b) the program must never crash (i.e., no termination with Python error messages), whatever the human player does\"",
-    },
-    Rule {
-        id: "goes-on",
-        title: "Input it cannot use does not end the game (only quitting does)",
-        clause: "main(): \"(a) there must be an option for the human player to quit the game at any time\" (and only then does it end before the fleet is sunk)",
-    },
-    Rule {
-        id: "quit",
-        title: "A quit command is offered and ends the game",
-        clause: "main(): \"(a) there must be an option for the human player to quit the game at any time\"",
-    },
-    Rule {
-        id: "outcome",
-        title: "Each shot answers \"You have a hit!\", \"You missed!\" or \"You sank a <ship-type>!\" as the reference says",
-        clause: "main(): \"The computer responds with one bit of information--'You have a hit!' or 'You missed!'\"; \"when a ship is hit and sinks, the program prints out a message 'You sank a _ship-type_!'\" (in place of the hit or after it: decision sinking-after-the-hit); repeated calls are misses",
-    },
-    Rule {
-        id: "shots",
-        title: "The end tells how many shots the game took",
-        clause: "main(): \"When all ships are sunk, the program ... tells how many shots were required\"",
-    },
-    Rule {
-        id: "ended",
-        title: "main() goes on while ships are afloat",
-        clause: "main(): the game goes on until all ships are sunk or the player quits",
-    },
+rules! {
+    /// The rules a solo-10x10 `main()` dialogue judges (handout 001, "main()" and the
+    /// messages of the game it describes).
+    pub(crate) enum Rule {
+        NeverCrash => RuleText {
+            id: "never-crash",
+            title: "main() never ends with a Python error, whatever the player types",
+            clause: "main(): \"(b) the program must never crash (i.e., no termination with Python error messages), whatever the human player does\"",
+        },
+        GoesOn => RuleText {
+            id: "goes-on",
+            title: "Input it cannot use does not end the game (only quitting does)",
+            clause: "main(): \"(a) there must be an option for the human player to quit the game at any time\" (and only then does it end before the fleet is sunk)",
+        },
+        Quit => RuleText {
+            id: "quit",
+            title: "A quit command is offered and ends the game",
+            clause: "main(): \"(a) there must be an option for the human player to quit the game at any time\"",
+        },
+        Outcome => RuleText {
+            id: "outcome",
+            title: "Each shot answers \"You have a hit!\", \"You missed!\" or \"You sank a <ship-type>!\" as the reference says",
+            clause: "main(): \"The computer responds with one bit of information--'You have a hit!' or 'You missed!'\"; \"when a ship is hit and sinks, the program prints out a message 'You sank a _ship-type_!'\" (in place of the hit or after it: decision sinking-after-the-hit); repeated calls are misses",
+        },
+        Shots => RuleText {
+            id: "shots",
+            title: "The end tells how many shots the game took",
+            clause: "main(): \"When all ships are sunk, the program ... tells how many shots were required\"",
+        },
+        Ended => RuleText {
+            id: "ended",
+            title: "main() goes on while ships are afloat",
+            clause: "main(): the game goes on until all ships are sunk or the player quits",
+        },
+    }
+}
+
+/// The rules each move of a solo-10x10 plan judges (the plan grammar's moves, each once).
+const MOVES: MoveRules<Rule> = &[
+    ("hostile-input", &[Rule::NeverCrash, Rule::GoesOn]),
+    ("end-of-input", &[Rule::NeverCrash]),
+    ("quit", &[Rule::Quit]),
+    ("play", &[Rule::Outcome, Rule::Shots, Rule::Ended]),
 ];
 
 /// The solo-10x10 `main()` driver.
@@ -97,21 +107,17 @@ impl DialogueDriver for Driver {
     fn entry(&self) -> &'static str {
         "main"
     }
-    fn rules(&self) -> &'static [Rule] {
-        &RULES
+    fn rules(&self) -> &'static [RuleText] {
+        Rule::TABLE
     }
-    fn judged(&self, plan: &Dialogue, _: &Scenario) -> Vec<&'static str> {
-        let mut out = Vec::new();
-        for m in &plan.moves {
-            out.extend(match m.name.as_str() {
-                "hostile-input" => &["never-crash", "goes-on"][..],
-                "end-of-input" => &["never-crash"][..],
-                "quit" => &["quit"][..],
-                "play" => &["outcome", "shots", "ended"][..],
-                _ => &[][..],
-            });
-        }
-        out
+    fn moves(&self) -> Vec<(&'static str, Vec<&'static RuleText>)> {
+        move_rows(MOVES)
+    }
+    fn judged(&self, plan: &Dialogue, _: &Scenario) -> Vec<&'static RuleText> {
+        judged_by_moves(MOVES, plan)
+            .into_iter()
+            .map(RuleId::text)
+            .collect()
     }
     fn play(
         &self,
@@ -139,7 +145,11 @@ fn play(
         Err(e) => {
             return Played {
                 talk: None,
-                outcome: Err(Stop::diverged("plan", "a fleet for main()", e.to_string())),
+                outcome: Err(Stop::diverged(
+                    Lost::Plan,
+                    "a fleet for main()",
+                    e.to_string(),
+                )),
             };
         }
     };
@@ -183,7 +193,7 @@ fn play(
     let outcome = solo.moves(plan, &mut talk, at, sheet);
     if outcome.is_ok() {
         // Whatever ran to its end without a traceback kept the program alive.
-        sheet.pass("never-crash");
+        sheet.pass(Rule::NeverCrash);
     }
     charge_crash(&outcome, at, sheet);
     Played {
@@ -222,7 +232,7 @@ fn charge_crash(outcome: &Result<(), Stop>, at: &mut Progress, sheet: &mut Sheet
     };
     let board = std::mem::take(&mut at.board);
     sheet.fail(
-        "never-crash",
+        Rule::NeverCrash,
         at,
         "no termination with a Python error (handout: \"the program must never crash ... whatever the human player does\")",
         actual,
@@ -261,7 +271,7 @@ impl Solo {
             }
             if self.ended {
                 return Err(Stop::diverged(
-                    "ended",
+                    Rule::Ended,
                     format!("main() still running for `{}`", m.name),
                     "it had ended",
                 ));
@@ -269,11 +279,11 @@ impl Solo {
             match m.name.as_str() {
                 "hostile-input" => {
                     self.hostile(talk, at)?;
-                    sheet.pass("goes-on");
+                    sheet.pass(Rule::GoesOn);
                 }
                 "quit" => {
                     self.quit(talk, at)?;
-                    sheet.pass("quit");
+                    sheet.pass(Rule::Quit);
                     return Ok(());
                 }
                 "end-of-input" => {
@@ -284,7 +294,13 @@ impl Solo {
                     return Ok(());
                 }
                 "play" => self.play_game(talk, at, sheet)?,
-                other => return Err(Stop::diverged("plan", "a known move", format!("`{other}`"))),
+                other => {
+                    return Err(Stop::diverged(
+                        Lost::Plan,
+                        "a known move",
+                        format!("`{other}`"),
+                    ));
+                }
             }
         }
         if !self.ended {
@@ -308,7 +324,7 @@ impl Solo {
             self.hear(&h);
             if h.ended {
                 return Err(Stop::diverged(
-                    "ended",
+                    Rule::Ended,
                     "the game goes on after input it cannot use (only the quit command ends it)",
                     "main() returned",
                 ));
@@ -333,7 +349,7 @@ impl Solo {
             || words(&self.heard).iter().any(|w| w == "q");
         if !offered {
             return Err(Stop::diverged(
-                "quit",
+                Rule::Quit,
                 "main() tells the player how to quit (handout: \"there must be an option for the human player to quit the game at any time\")",
                 "no mention of quit, exit or q",
             ));
@@ -356,7 +372,7 @@ impl Solo {
             }
         }
         Err(Stop::diverged(
-            "quit",
+            Rule::Quit,
             "one of q, quit, exit ends the game",
             "main() went on asking",
         ))
@@ -383,7 +399,7 @@ impl Solo {
                 break;
             }
         }
-        sheet.pass("ended");
+        sheet.pass(Rule::Ended);
         Ok(())
     }
 
@@ -429,10 +445,10 @@ impl Solo {
                 .as_deref()
                 .is_some_and(|s| words(&h.text).iter().any(|w| w == s));
         if got == Some(expected) && right_ship {
-            sheet.pass("outcome");
+            sheet.pass(Rule::Outcome);
         } else {
             sheet.fail(
-                "outcome",
+                Rule::Outcome,
                 at,
                 format!(
                     "\"{message}\" (handout: the computer responds \"You have a hit!\" or \"You missed!\"; a sinking prints \"You sank a ship-type!\")"
@@ -457,10 +473,10 @@ impl Solo {
             let shots = self.game.counter(Counter::Shots);
             let said_shots = read::number_near(&text, "shot");
             if said_shots == Some(i64::from(shots)) {
-                sheet.pass("shots");
+                sheet.pass(Rule::Shots);
             } else {
                 sheet.fail(
-                    "shots",
+                    Rule::Shots,
                     at,
                     format!(
                         "the game is over and took {shots} shots (handout: \"tells how many shots were required\")"
@@ -474,7 +490,7 @@ impl Solo {
             self.ended = true;
         } else if h.ended {
             return Err(Stop::diverged(
-                "ended",
+                Rule::Ended,
                 "the game goes on: ships are afloat",
                 "main() returned",
             ));

@@ -3,6 +3,7 @@
 
 use super::read;
 use super::session::{Session, Waited};
+use super::sheet::{Check, Lost};
 use crate::protocol::game_server::env_json;
 use crate::target::{Fault, FaultKind, Program};
 use std::time::{Duration, Instant};
@@ -54,7 +55,7 @@ fn student_frames(trace: &[&str]) -> Vec<String> {
 pub enum Stop {
     /// The program answered, but not as the reference says.
     Diverged {
-        check: String,
+        check: Check,
         expected: String,
         actual: String,
     },
@@ -64,9 +65,13 @@ pub enum Stop {
 
 impl Stop {
     /// A divergence on `check`.
-    pub fn diverged(check: &str, expected: impl Into<String>, actual: impl Into<String>) -> Stop {
+    pub fn diverged(
+        check: impl Into<Check>,
+        expected: impl Into<String>,
+        actual: impl Into<String>,
+    ) -> Stop {
         Stop::Diverged {
-            check: check.to_string(),
+            check: check.into(),
             expected: expected.into(),
             actual: actual.into(),
         }
@@ -314,7 +319,7 @@ impl Talk {
         match self.hear() {
             Err(stop) => stop,
             Ok(_) => Stop::diverged(
-                "input",
+                Lost::Input,
                 "the program reads the next line",
                 "it had already ended (it stopped reading its input)",
             ),

@@ -360,6 +360,8 @@ fn judged_state(rules: &crate::spec::Rules, key: StateKey) -> (Option<String>, O
     )
 }
 
+/// Plays a step scenario: each step's call and its checks' question, judged against the
+/// reference playing alongside, then the end's checks.
 fn play_steps(scenario: &Scenario, target: &mut dyn Target) -> ScenarioResult {
     let rules = &scenario.rules;
     let mut result = ScenarioResult::new(scenario);
@@ -395,80 +397,28 @@ fn play_steps(scenario: &Scenario, target: &mut dyn Target) -> ScenarioResult {
     for (i, step) in scenario.steps.iter().enumerate() {
         let number = i + 1;
         result.steps_run = number;
-        // A value of the wrong kind (`fire` returned None) fails that check alone: the
-        // student's code ran and the game goes on. Any other fault ends the scenario.
-        let (answer, output, by, unanswered) = match next(Some(number)) {
-            Ok(Replied {
-                reply: Reply::Answer(a),
-                output,
-                by,
-                unanswered,
-            }) => (Ok(a), output, by, unanswered),
-            Ok(_) => return marks.finish(Stop::protocol(Some(number)).finish(result)),
-            Err(Stop::Faulted(f, _)) if f.kind == FaultKind::Type => {
-                (Err(f), String::new(), None, Vec::new())
-            }
+        let replied = match answered(next(Some(number)), number) {
+            Ok(a) => a,
             Err(stop) => return marks.finish(stop.finish(result)),
         };
         let expected_answer = super::reference::act(&mut shadow, &step.action);
-        let action = step.action.describe(rules);
-        let divergence =
-            |check: String, expected: String, actual: String, output: &str| Divergence {
-                step: Some(number),
-                line: step.line,
-                action: action.clone(),
-                check,
-                expected,
-                actual,
-                note: step.note.clone(),
-                output: (!output.is_empty()).then(|| output.to_string()),
-                board: shadow.render(true),
-                legend: Some(legend.clone()),
-                ..Divergence::default()
-            };
+        let at = StepAt {
+            rules,
+            number,
+            step,
+            action: step.action.describe(rules),
+            shadow: &shadow,
+            legend: &legend,
+        };
         if let Some(expect) = &step.expect {
-            let (function, clause) = judged_action(
-                rules,
-                &step.action,
-                by.as_deref(),
-                &expected_answer,
+            judge_answer(
+                &at,
                 expect,
-                answer.as_ref().ok(),
+                &expected_answer,
+                &replied,
+                &handing,
+                &mut marks,
             );
-            let given = handing.hands(step.action.kind());
-            let d = match &answer {
-                Ok(a) if matches_answer(expect, a) => None,
-                Ok(a) => Some(divergence(
-                    "outcome".into(),
-                    describe_expect(expect, rules),
-                    describe_answer(a, rules),
-                    &output,
-                )),
-                Err(f) => Some(divergence(
-                    "outcome".into(),
-                    describe_expect(expect, rules),
-                    f.message.clone(),
-                    "",
-                )),
-            };
-            let kind = step.action.kind();
-            match d {
-                None if unanswered.iter().any(|c| c == "outcome") => marks.unanswered(),
-                None => {
-                    let decided = by.clone().or_else(|| static_function(rules, &step.action));
-                    marks.pass(decided.as_deref(), kind)
-                }
-                Some(d) => marks.fail(
-                    Divergence {
-                        function,
-                        clause,
-                        given,
-                        ..d
-                    },
-                    kind,
-                    answer.as_ref().err().map(|f| f.message.as_str()),
-                ),
-            }
         }
         if step.checks.is_empty() {
             continue;
@@ -483,33 +433,7 @@ fn play_steps(scenario: &Scenario, target: &mut dyn Target) -> ScenarioResult {
             Err(Stop::Faulted(f, _)) if f.kind == FaultKind::Type => Err(f),
             Err(stop) => return marks.finish(stop.finish(result)),
         };
-        let failed: Vec<(&Check, String)> = match &state {
-            Ok((state, unanswered)) => judge(rules, &step.checks, state, unanswered, &mut marks)
-                .into_iter()
-                .map(|(c, o)| (c, describe_observed(o, rules)))
-                .collect(),
-            Err(f) => step.checks.iter().map(|c| (c, f.message.clone())).collect(),
-        };
-        for (check, actual) in failed {
-            let (function, clause) = judged_state(rules, check.key);
-            let shown = if state.is_ok() { output.as_str() } else { "" };
-            marks.fail(
-                Divergence {
-                    line: check.line,
-                    function,
-                    clause,
-                    given: handing.hands(check.key.name()),
-                    ..divergence(
-                        check.key.name().to_string(),
-                        describe_expected(&check.expected, rules),
-                        actual,
-                        shown,
-                    )
-                },
-                check.key.name(),
-                state.as_ref().err().map(|f| f.message.as_str()),
-            );
-        }
+        judge_step_checks(&at, &state, &replied.output, &handing, &mut marks);
     }
     if !scenario.end.is_empty() {
         let state = match next(None) {
@@ -521,29 +445,220 @@ fn play_steps(scenario: &Scenario, target: &mut dyn Target) -> ScenarioResult {
             Ok(_) => return marks.finish(Stop::protocol(None).finish(result)),
             Err(Stop::Faulted(f, _)) => return marks.finish(result.errored_at_end(f)),
         };
-        for (check, observed) in judge(rules, &scenario.end, &state.0, &state.1, &mut marks) {
-            let (function, clause) = judged_state(rules, check.key);
-            marks.fail(
-                Divergence {
-                    step: None,
-                    line: check.line,
-                    action: "end of scenario".into(),
-                    check: check.key.name().to_string(),
-                    expected: describe_expected(&check.expected, rules),
-                    actual: describe_observed(observed, rules),
-                    board: shadow.render(true),
-                    legend: Some(legend.clone()),
-                    function,
-                    clause,
-                    given: handing.hands(check.key.name()),
-                    ..Divergence::default()
-                },
-                check.key.name(),
-                None,
-            );
-        }
+        judge_end(scenario, &state, &shadow, &legend, &handing, &mut marks);
     }
     marks.finish(result)
+}
+
+/// Step `number`'s answer as the target gave it. A value of the wrong kind (`fire`
+/// returned None) fails that check alone: the student's code ran and the game goes on.
+/// `Err`: how the scenario stops (any other fault, or a reply that is no answer).
+fn answered(replied: Result<Replied, Stop>, number: usize) -> Result<Answered, Stop> {
+    match replied {
+        Ok(Replied {
+            reply: Reply::Answer(a),
+            output,
+            by,
+            unanswered,
+        }) => Ok(Answered {
+            answer: Ok(a),
+            output,
+            by,
+            unanswered,
+        }),
+        Ok(_) => Err(Stop::protocol(Some(number))),
+        Err(Stop::Faulted(f, _)) if f.kind == FaultKind::Type => Ok(Answered {
+            answer: Err(f),
+            output: String::new(),
+            by: None,
+            unanswered: Vec::new(),
+        }),
+        Err(stop) => Err(stop),
+    }
+}
+
+/// A step's answer as the target gave it: the answer, or a value of the wrong kind.
+struct Answered {
+    answer: Result<crate::engine::Answer, Fault>,
+    /// What the student's code printed.
+    output: String,
+    /// The student function that decided it, where the driver says.
+    by: Option<String>,
+    /// The checks no student code answered.
+    unanswered: Vec<String>,
+}
+
+/// The step being judged, for its divergences: the reference's board (drawn only when a
+/// divergence needs it) and the board's legend.
+struct StepAt<'a> {
+    rules: &'a crate::spec::Rules,
+    number: usize,
+    step: &'a crate::scenario::Step,
+    /// The step's action, described.
+    action: String,
+    shadow: &'a Game,
+    legend: &'a str,
+}
+
+impl StepAt<'_> {
+    /// A divergence at this step on `check`.
+    fn divergence(
+        &self,
+        check: String,
+        expected: String,
+        actual: String,
+        output: &str,
+    ) -> Divergence {
+        Divergence {
+            step: Some(self.number),
+            line: self.step.line,
+            action: self.action.clone(),
+            check,
+            expected,
+            actual,
+            note: self.step.note.clone(),
+            output: (!output.is_empty()).then(|| output.to_string()),
+            board: self.shadow.render(true),
+            legend: Some(self.legend.to_string()),
+            ..Divergence::default()
+        }
+    }
+}
+
+/// Judges a step's answer against `expect` (the reference answered `reference`): passed
+/// (to the function that decided it), failed (with the function and the clause at
+/// fault), or earning nothing where no student code answered it.
+fn judge_answer(
+    at: &StepAt,
+    expect: &crate::scenario::Expect,
+    reference: &crate::engine::Answer,
+    replied: &Answered,
+    handing: &Handing,
+    marks: &mut Marks,
+) {
+    let rules = at.rules;
+    let (function, clause) = judged_action(
+        rules,
+        &at.step.action,
+        replied.by.as_deref(),
+        reference,
+        expect,
+        replied.answer.as_ref().ok(),
+    );
+    let given = handing.hands(at.step.action.kind());
+    let d = match &replied.answer {
+        Ok(a) if matches_answer(expect, a) => None,
+        Ok(a) => Some(at.divergence(
+            "outcome".into(),
+            describe_expect(expect, rules),
+            describe_answer(a, rules),
+            &replied.output,
+        )),
+        Err(f) => Some(at.divergence(
+            "outcome".into(),
+            describe_expect(expect, rules),
+            f.message.clone(),
+            "",
+        )),
+    };
+    let kind = at.step.action.kind();
+    match d {
+        None if replied.unanswered.iter().any(|c| c == "outcome") => marks.unanswered(),
+        None => {
+            let decided = replied
+                .by
+                .clone()
+                .or_else(|| static_function(rules, &at.step.action));
+            marks.pass(decided.as_deref(), kind)
+        }
+        Some(d) => marks.fail(
+            Divergence {
+                function,
+                clause,
+                given,
+                ..d
+            },
+            kind,
+            replied.answer.as_ref().err().map(|f| f.message.as_str()),
+        ),
+    }
+}
+
+/// Judges a step's checks on the state the target answered (or the value of the wrong kind
+/// it gave instead): each check that fails is charged, with `output` where the state came.
+fn judge_step_checks(
+    at: &StepAt,
+    state: &Result<(BTreeMap<StateKey, super::target::Observed>, Vec<String>), Fault>,
+    output: &str,
+    handing: &Handing,
+    marks: &mut Marks,
+) {
+    let rules = at.rules;
+    let failed: Vec<(&Check, String)> = match &state {
+        Ok((state, unanswered)) => judge(rules, &at.step.checks, state, unanswered, marks)
+            .into_iter()
+            .map(|(c, o)| (c, describe_observed(o, rules)))
+            .collect(),
+        Err(f) => at
+            .step
+            .checks
+            .iter()
+            .map(|c| (c, f.message.clone()))
+            .collect(),
+    };
+    for (check, actual) in failed {
+        let (function, clause) = judged_state(rules, check.key);
+        let shown = if state.is_ok() { output } else { "" };
+        marks.fail(
+            Divergence {
+                line: check.line,
+                function,
+                clause,
+                given: handing.hands(check.key.name()),
+                ..at.divergence(
+                    check.key.name().to_string(),
+                    describe_expected(&check.expected, rules),
+                    actual,
+                    shown,
+                )
+            },
+            check.key.name(),
+            state.as_ref().err().map(|f| f.message.as_str()),
+        );
+    }
+}
+
+/// Judges the scenario's end checks on the state the target answered.
+fn judge_end(
+    scenario: &Scenario,
+    state: &(BTreeMap<StateKey, super::target::Observed>, Vec<String>),
+    shadow: &Game,
+    legend: &str,
+    handing: &Handing,
+    marks: &mut Marks,
+) {
+    let rules = &scenario.rules;
+    for (check, observed) in judge(rules, &scenario.end, &state.0, &state.1, marks) {
+        let (function, clause) = judged_state(rules, check.key);
+        marks.fail(
+            Divergence {
+                step: None,
+                line: check.line,
+                action: "end of scenario".into(),
+                check: check.key.name().to_string(),
+                expected: describe_expected(&check.expected, rules),
+                actual: describe_observed(observed, rules),
+                board: shadow.render(true),
+                legend: Some(legend.to_string()),
+                function,
+                clause,
+                given: handing.hands(check.key.name()),
+                ..Divergence::default()
+            },
+            check.key.name(),
+            None,
+        );
+    }
 }
 
 /// Passes the checks whose observed value matches, unless no student code answered them

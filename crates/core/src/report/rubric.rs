@@ -174,29 +174,7 @@ pub fn apply(scenarios: &[Scenario], results: &mut [ScenarioResult]) -> Vec<Part
         .iter()
         .map(|s| (s.source.path.as_str(), s))
         .collect();
-    // Groups: one per rubric (a suite's own copy makes its own group).
-    let mut groups: Vec<(Arc<Rubric>, String, Vec<usize>)> = Vec::new();
-    for (i, r) in results.iter_mut().enumerate() {
-        let Some(s) = by_path.get(r.path.as_str()) else {
-            continue;
-        };
-        let Some(rubric) = &s.rules.rubric else {
-            continue;
-        };
-        if r.status == Status::NotGraded {
-            continue;
-        }
-        if r.judged.is_empty() && !r.rules.is_empty() {
-            results_judged_from_rules(rubric, &mut *r);
-        }
-        if r.judged.is_empty() {
-            continue;
-        }
-        match groups.iter_mut().find(|(g, ..)| Arc::ptr_eq(g, rubric)) {
-            Some(g) => g.2.push(i),
-            None => groups.push((rubric.clone(), s.assignment.clone(), vec![i])),
-        }
-    }
+    let groups = groups(&by_path, results);
     let mut out = Vec::new();
     for (rubric, assignment, members) in groups {
         // What each check weighed in its scenario, and each part's pool and earnings.
@@ -278,6 +256,39 @@ pub fn apply(scenarios: &[Scenario], results: &mut [ScenarioResult]) -> Vec<Part
         }
     }
     out
+}
+
+/// The rubric groups of `results`: one per rubric (a suite's own copy makes its own
+/// group), with its assignment and the indices of its results, in the order met. Results
+/// with no rubric, no tallies, or not graded are in none; a dialogue's tallies are made
+/// from its rules here.
+fn groups(
+    by_path: &BTreeMap<&str, &Scenario>,
+    results: &mut [ScenarioResult],
+) -> Vec<(Arc<Rubric>, String, Vec<usize>)> {
+    let mut groups: Vec<(Arc<Rubric>, String, Vec<usize>)> = Vec::new();
+    for (i, r) in results.iter_mut().enumerate() {
+        let Some(s) = by_path.get(r.path.as_str()) else {
+            continue;
+        };
+        let Some(rubric) = &s.rules.rubric else {
+            continue;
+        };
+        if r.status == Status::NotGraded {
+            continue;
+        }
+        if r.judged.is_empty() && !r.rules.is_empty() {
+            results_judged_from_rules(rubric, &mut *r);
+        }
+        if r.judged.is_empty() {
+            continue;
+        }
+        match groups.iter_mut().find(|(g, ..)| Arc::ptr_eq(g, rubric)) {
+            Some(g) => g.2.push(i),
+            None => groups.push((rubric.clone(), s.assignment.clone(), vec![i])),
+        }
+    }
+    groups
 }
 
 /// A dialogue's checks are its rules: each charged to the part listing it (none: no weight).

@@ -1,6 +1,6 @@
 //! The text view for a terminal: one line per scenario, details for the ones that failed.
 
-use super::{Follows, Report, ScenarioResult, Status, Verdict};
+use super::{Divergence, Follows, Report, ScenarioResult, Status, Verdict};
 use crate::scenario::Visibility;
 use anstyle::{AnsiColor, Style};
 use std::fmt::Write;
@@ -167,81 +167,7 @@ pub fn details(r: &ScenarioResult) -> String {
     // A dialogue plays moves; a step scenario, steps.
     let unit = if r.rules.is_empty() { "step" } else { "move" };
     if let Some(d) = &r.divergence {
-        let at = d
-            .step
-            .map_or("at the end".to_string(), |s| format!("at {unit} {s}"));
-        let width = d.board.iter().map(|r| r.chars().count()).max().unwrap_or(0);
-        let _ = writeln!(
-            out,
-            "{at} (line {} {}): {}",
-            d.line,
-            clean(&r.line_of()),
-            d.action
-        );
-        let grid = |t: &str| t.lines().count() > 1;
-        if d.check == "board" || (grid(&d.expected) && grid(&d.actual)) {
-            let expected: Vec<&str> = d.expected.lines().collect();
-            let actual: Vec<&str> = d.actual.lines().collect();
-            let differs: Vec<bool> = (0..expected.len().max(actual.len()))
-                .map(|i| {
-                    expected.get(i).map(|r| r.trim_end()) != actual.get(i).map(|r| r.trim_end())
-                })
-                .collect();
-            let check = checked(d);
-            let _ = writeln!(out, "{check}: expected");
-            frame(&mut out, &expected, &differs, width);
-            let _ = writeln!(out, "{}  but got", " ".repeat(check.chars().count()));
-            frame(&mut out, &actual, &differs, width);
-        } else {
-            let check = checked(d);
-            let _ = writeln!(out, "{check}: expected {}", d.expected);
-            let _ = writeln!(
-                out,
-                "{}  but got {}",
-                " ".repeat(check.chars().count()),
-                d.actual
-            );
-        }
-        // A dialogue's sheet quotes each rule's clause itself.
-        if let Some(c) = d.clause.as_ref().filter(|_| r.rules.is_empty()) {
-            let _ = writeln!(out, "the handout: {}", clean(c));
-        }
-        if d.given
-            && let Some(f) = &d.function
-        {
-            let _ = writeln!(
-                out,
-                "judged alone: {f} was handed the reference's state for this step"
-            );
-        }
-        if let Some(n) = &d.note {
-            let _ = writeln!(out, "note: {}", clean(n));
-        }
-        if let Some(o) = &d.output {
-            let label = if d.conversation {
-                "the conversation's last lines (`> ` marks what broadside sent):"
-            } else if unit == "move" {
-                "printed by the program during this move:"
-            } else {
-                "printed by the submission during this step:"
-            };
-            let _ = writeln!(out, "{label}");
-            for line in o.lines() {
-                let _ = writeln!(out, "  {}", clean(line));
-            }
-        }
-        if !d.board.is_empty() {
-            let _ = writeln!(out, "the real board (ships shown):");
-            frame(
-                &mut out,
-                &d.board.iter().map(String::as_str).collect::<Vec<_>>(),
-                &[],
-                width,
-            );
-            if let Some(l) = &d.legend {
-                let _ = writeln!(out, "legend: {}", clean(l));
-            }
-        }
+        divergence(&mut out, r, d, unit);
     }
     later_divergences(&mut out, r);
     if let Some(f) = &r.fault {
@@ -263,6 +189,85 @@ pub fn details(r: &ScenarioResult) -> String {
     tally(&mut out, r);
     marking_sheet(&mut out, r);
     out
+}
+
+/// A scenario's first divergence: where, the expected and actual values (side by side
+/// as framed grids where both are boards), the handout's clause, notes, what was printed,
+/// and the real board. `unit`: `step` or `move`.
+fn divergence(out: &mut String, r: &ScenarioResult, d: &Divergence, unit: &str) {
+    let at = d
+        .step
+        .map_or("at the end".to_string(), |s| format!("at {unit} {s}"));
+    let width = d.board.iter().map(|r| r.chars().count()).max().unwrap_or(0);
+    let _ = writeln!(
+        out,
+        "{at} (line {} {}): {}",
+        d.line,
+        clean(&r.line_of()),
+        d.action
+    );
+    let grid = |t: &str| t.lines().count() > 1;
+    if d.check == "board" || (grid(&d.expected) && grid(&d.actual)) {
+        let expected: Vec<&str> = d.expected.lines().collect();
+        let actual: Vec<&str> = d.actual.lines().collect();
+        let differs: Vec<bool> = (0..expected.len().max(actual.len()))
+            .map(|i| expected.get(i).map(|r| r.trim_end()) != actual.get(i).map(|r| r.trim_end()))
+            .collect();
+        let check = checked(d);
+        let _ = writeln!(out, "{check}: expected");
+        frame(out, &expected, &differs, width);
+        let _ = writeln!(out, "{}  but got", " ".repeat(check.chars().count()));
+        frame(out, &actual, &differs, width);
+    } else {
+        let check = checked(d);
+        let _ = writeln!(out, "{check}: expected {}", d.expected);
+        let _ = writeln!(
+            out,
+            "{}  but got {}",
+            " ".repeat(check.chars().count()),
+            d.actual
+        );
+    }
+    // A dialogue's sheet quotes each rule's clause itself.
+    if let Some(c) = d.clause.as_ref().filter(|_| r.rules.is_empty()) {
+        let _ = writeln!(out, "the handout: {}", clean(c));
+    }
+    if d.given
+        && let Some(f) = &d.function
+    {
+        let _ = writeln!(
+            out,
+            "judged alone: {f} was handed the reference's state for this step"
+        );
+    }
+    if let Some(n) = &d.note {
+        let _ = writeln!(out, "note: {}", clean(n));
+    }
+    if let Some(o) = &d.output {
+        let label = if d.conversation {
+            "the conversation's last lines (`> ` marks what broadside sent):"
+        } else if unit == "move" {
+            "printed by the program during this move:"
+        } else {
+            "printed by the submission during this step:"
+        };
+        let _ = writeln!(out, "{label}");
+        for line in o.lines() {
+            let _ = writeln!(out, "  {}", clean(line));
+        }
+    }
+    if !d.board.is_empty() {
+        let _ = writeln!(out, "the real board (ships shown):");
+        frame(
+            out,
+            &d.board.iter().map(String::as_str).collect::<Vec<_>>(),
+            &[],
+            width,
+        );
+        if let Some(l) = &d.legend {
+            let _ = writeln!(out, "legend: {}", clean(l));
+        }
+    }
 }
 
 /// A step scenario's later divergences, a line each (the same bug again, or a consequence

@@ -204,6 +204,19 @@ pub struct Decision {
     pub accept_also: bool,
 }
 
+impl Decision {
+    /// The decision a spec's `[[decision]]` records.
+    fn of(d: &super::schema::RawDecision) -> Decision {
+        Decision {
+            id: d.id.clone(),
+            clause: d.clause.clone(),
+            reading: d.reading.clone(),
+            other: d.other.clone(),
+            accept_also: d.accept_also,
+        }
+    }
+}
+
 /// The handout's alphabet, resolved.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Display {
@@ -653,16 +666,7 @@ fn build_rules(
     )?;
     let counters: Vec<Counter> = raw.counters.keys().copied().collect();
     check_counters(raw, &events, &counters)?;
-    if let Some(bad) = raw
-        .details
-        .iter()
-        .find(|d| !["ship", "owner", "count", "cells"].contains(&d.as_str()))
-    {
-        return Err(SpecError::new(
-            Table::Details,
-            format!("unknown detail `{bad}` in `details`; expected ship, owner, count or cells"),
-        ));
-    }
+    check_details(raw)?;
     let display = display(raw, &players)?;
     let queries = queries(raw)?;
     let probes = raw
@@ -704,21 +708,26 @@ fn build_rules(
         probes,
         random_layout: raw.random_layout.as_ref().map(|r| r.function.clone()),
         looks_only: raw.looks_only.clone(),
-        decisions: raw
-            .decisions
-            .iter()
-            .map(|d| Decision {
-                id: d.id.clone(),
-                clause: d.clause.clone(),
-                reading: d.reading.clone(),
-                other: d.other.clone(),
-                accept_also: d.accept_also,
-            })
-            .collect(),
+        decisions: raw.decisions.iter().map(Decision::of).collect(),
         checks,
         rubric: None,
         drawn: DrawnFleets::default(),
     })
+}
+
+/// Each answer detail `details` asks for is one broadside reports.
+fn check_details(raw: &RawSpec) -> Result<(), SpecError> {
+    match raw
+        .details
+        .iter()
+        .find(|d| !["ship", "owner", "count", "cells"].contains(&d.as_str()))
+    {
+        Some(bad) => Err(SpecError::new(
+            Table::Details,
+            format!("unknown detail `{bad}` in `details`; expected ship, owner, count or cells"),
+        )),
+        None => Ok(()),
+    }
 }
 
 /// Each counter an event adds to, and the move limit's `moves`, is listed in `[counters]`.

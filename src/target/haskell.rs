@@ -53,27 +53,10 @@ pub fn target(
         .map_err(|e| TargetError::Input(format!("haskell:{path}: {e}")))?;
     let ws = Workspace::new()?;
     let work = ws.work.clone();
-    let mut skipped = Vec::new();
-    if src.is_dir() {
-        // The `.hs` files, folders kept (hidden ones skipped).
-        let hs = |name: &std::ffi::OsStr, dir: bool| {
-            let name = name.to_string_lossy();
-            if dir {
-                !name.starts_with('.')
-            } else {
-                name.ends_with(".hs")
-            }
-        };
-        skipped = copy_tree(&src, &work, &hs).map_err(theirs)?;
-        if !work.join("Battleship.hs").is_file() {
-            return Ok(Built::Failed(Fault {
-                kind: FaultKind::Setup,
-                message: "no Battleship.hs in the submission; expected the course's Battleship.hs (module Battleship)".into(),
-            }));
-        }
-    } else {
-        super::workspace::copy_file(&src, &work.join("Battleship.hs")).map_err(theirs)?;
-    }
+    let skipped = match copy_sources(&src, &work)? {
+        Ok(skipped) => skipped,
+        Err(fault) => return Ok(Built::Failed(fault)),
+    };
     std::fs::write(work.join(DRIVER_FILE), DRIVER).map_err(ours)?;
     let jail = ws.seal(uid, &ghc_folders())?;
     let args: Vec<String> = [
@@ -134,16 +117,61 @@ pub fn target(
         std::fs::write(work.join(DRIVER_FILE), driver).map_err(ours)?;
         built = compile()?;
     }
+    if let Some(fault) = compile_failure(&built, &ws.inside(&work)) {
+        return Ok(Built::Failed(fault));
+    }
     let name = format!("haskell:{path}");
+    let program = ws.inside(&work.join(PROGRAM));
+    let mut process = ws.process(name, program, Vec::new(), jail, uid);
+    process.limits = Limits {
+        memory_kind: MemoryKind::DataSize,
+        ..limits
+    };
+    process.copy_note = super::workspace::skipped_note(&skipped);
+    Ok(Built::Ready(Box::new(process)))
+}
+
+/// Copies the submission into `work`: a folder's `.hs` files (folders kept, hidden ones
+/// skipped), or the one file given as `Battleship.hs`. Returns the files that could not be
+/// copied; `Err`: a folder without `Battleship.hs` (the student's fault).
+///
+/// Errors: the submission's files cannot be read (the input's, exit 2).
+fn copy_sources(src: &Path, work: &Path) -> Result<Result<Vec<String>, Fault>, TargetError> {
+    if !src.is_dir() {
+        super::workspace::copy_file(src, &work.join("Battleship.hs")).map_err(theirs)?;
+        return Ok(Ok(Vec::new()));
+    }
+    let hs = |name: &std::ffi::OsStr, dir: bool| {
+        let name = name.to_string_lossy();
+        if dir {
+            !name.starts_with('.')
+        } else {
+            name.ends_with(".hs")
+        }
+    };
+    let skipped = copy_tree(src, work, &hs).map_err(theirs)?;
+    if !work.join("Battleship.hs").is_file() {
+        return Ok(Err(Fault {
+            kind: FaultKind::Setup,
+            message: "no Battleship.hs in the submission; expected the course's Battleship.hs (module Battleship)".into(),
+        }));
+    }
+    Ok(Ok(skipped))
+}
+
+/// Why a compile failed, as the student's fault: a process Template Haskell left running,
+/// a timeout, a signal or GHC's errors (paths shown as the student knows them;
+/// `work_inside`: the build folder as the compile saw it). `None`: it compiled.
+fn compile_failure(built: &super::build::BuildRun, work_inside: &str) -> Option<Fault> {
     if !built.leftovers.is_empty() {
         // Template Haskell ran a program that outlived the compile.
-        return Ok(Built::Failed(Fault {
+        return Some(Fault {
             kind: FaultKind::Leak,
             message: format!(
                 "compiling Battleship.hs started processes that outlived the compile; they were killed:\n{}",
                 built.leftovers.join("\n")
             ),
-        }));
+        });
     }
     if built.timed_out || built.code != Some(0) {
         let why = if built.timed_out {
@@ -153,23 +181,13 @@ pub fn target(
         } else {
             "Battleship.hs does not compile".to_string()
         };
-        let message = format!(
-            "{why}:\n{}",
-            compile_errors(&built.output, &ws.inside(&work))
-        );
-        return Ok(Built::Failed(Fault {
+        let message = format!("{why}:\n{}", compile_errors(&built.output, work_inside));
+        return Some(Fault {
             kind: FaultKind::Setup,
             message,
-        }));
+        });
     }
-    let program = ws.inside(&work.join(PROGRAM));
-    let mut process = ws.process(name, program, Vec::new(), jail, uid);
-    process.limits = Limits {
-        memory_kind: MemoryKind::DataSize,
-        ..limits
-    };
-    process.copy_note = super::workspace::skipped_note(&skipped);
-    Ok(Built::Ready(Box::new(process)))
+    None
 }
 
 /// GHC's libdir (`ghc --print-libdir`), asked once per broadside process; `None` when GHC

@@ -188,40 +188,9 @@ impl Process {
         })?;
         let stdin = child.stdin().take().expect("stdin was piped");
         let stdout = child.stdout().take().expect("stdout was piped");
-        let mut stderr = child.stderr().take().expect("stderr was piped");
-        let (tx, lines) = channel();
-        std::thread::spawn(move || {
-            let mut reader = BufReader::new(stdout);
-            loop {
-                let mut line = Vec::new();
-                let read = (&mut reader)
-                    .take(LINE_LIMIT as u64 + 1)
-                    .read_until(b'\n', &mut line);
-                let msg = match read {
-                    Ok(0) | Err(_) => Line::Eof,
-                    Ok(_) if line.len() > LINE_LIMIT => Line::TooLong,
-                    Ok(_) => Line::Text(String::from_utf8_lossy(&line).trim_end().to_string()),
-                };
-                let stop = !matches!(msg, Line::Text(_));
-                if tx.send(msg).is_err() || stop {
-                    break;
-                }
-            }
-        });
-        let tail = Arc::new(Mutex::new(Vec::new()));
-        let sink = tail.clone();
-        let stderr_reader = std::thread::spawn(move || {
-            let mut buf = [0u8; 4096];
-            while let Ok(n) = stderr.read(&mut buf) {
-                if n == 0 {
-                    break;
-                }
-                let mut t = sink.lock().unwrap_or_else(|p| p.into_inner());
-                t.extend_from_slice(&buf[..n]);
-                let excess = t.len().saturating_sub(STDERR_TAIL);
-                t.drain(..excess);
-            }
-        });
+        let stderr = child.stderr().take().expect("stderr was piped");
+        let lines = read_lines(stdout);
+        let (tail, stderr_reader) = keep_tail(stderr);
         self.child = Some(Running {
             child,
             stdin,
@@ -953,4 +922,51 @@ pub(crate) fn spawn_fault_kind(e: &std::io::Error) -> FaultKind {
     } else {
         FaultKind::Harness
     }
+}
+
+/// The child's standard output, read line by line on a thread of its own: each line (one
+/// longer than `LINE_LIMIT` ends the reading), then the end.
+fn read_lines(stdout: impl Read + Send + 'static) -> std::sync::mpsc::Receiver<Line> {
+    let (tx, lines) = channel();
+    std::thread::spawn(move || {
+        let mut reader = BufReader::new(stdout);
+        loop {
+            let mut line = Vec::new();
+            let read = (&mut reader)
+                .take(LINE_LIMIT as u64 + 1)
+                .read_until(b'\n', &mut line);
+            let msg = match read {
+                Ok(0) | Err(_) => Line::Eof,
+                Ok(_) if line.len() > LINE_LIMIT => Line::TooLong,
+                Ok(_) => Line::Text(String::from_utf8_lossy(&line).trim_end().to_string()),
+            };
+            let stop = !matches!(msg, Line::Text(_));
+            if tx.send(msg).is_err() || stop {
+                break;
+            }
+        }
+    });
+    lines
+}
+
+/// The child's standard error, read on a thread of its own, its last `STDERR_TAIL` bytes
+/// kept; and the thread, which ends with the stream.
+fn keep_tail(
+    mut stderr: impl Read + Send + 'static,
+) -> (Arc<Mutex<Vec<u8>>>, std::thread::JoinHandle<()>) {
+    let tail = Arc::new(Mutex::new(Vec::new()));
+    let sink = tail.clone();
+    let stderr_reader = std::thread::spawn(move || {
+        let mut buf = [0u8; 4096];
+        while let Ok(n) = stderr.read(&mut buf) {
+            if n == 0 {
+                break;
+            }
+            let mut t = sink.lock().unwrap_or_else(|p| p.into_inner());
+            t.extend_from_slice(&buf[..n]);
+            let excess = t.len().saturating_sub(STDERR_TAIL);
+            t.drain(..excess);
+        }
+    });
+    (tail, stderr_reader)
 }

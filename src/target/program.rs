@@ -364,24 +364,7 @@ pub(crate) fn java_target(
     let ws = Workspace::new()?;
     let sources = ws.work.join("src");
     std::fs::create_dir_all(&sources).map_err(ours)?;
-    let mut skipped = Vec::new();
-    if src.is_dir() {
-        let java = |name: &std::ffi::OsStr, dir: bool| {
-            let name = name.to_string_lossy();
-            if dir {
-                !name.starts_with('.') && name != "__MACOSX"
-            } else {
-                name.ends_with(".java")
-            }
-        };
-        skipped = copy_tree(&src, &sources, &java).map_err(theirs)?;
-    } else {
-        let name = src
-            .file_name()
-            .map(|n| n.to_os_string())
-            .unwrap_or_default();
-        super::workspace::copy_file(&src, &sources.join(name)).map_err(theirs)?;
-    }
+    let skipped = copy_java_sources(&src, &sources)?;
     let mut files = Vec::new();
     java_files(&sources, &mut files).map_err(theirs)?;
     files.sort();
@@ -391,18 +374,7 @@ pub(crate) fn java_target(
             message: "no .java files in the submission".into(),
         }));
     }
-    let mut utf8 = true;
-    let mut texts = Vec::new();
-    for f in &files {
-        let mut bytes = std::fs::read(f).map_err(theirs)?;
-        if bytes.starts_with(&[0xEF, 0xBB, 0xBF]) {
-            bytes.drain(..3);
-            std::fs::write(f, &bytes).map_err(theirs)?;
-        }
-        utf8 &= std::str::from_utf8(&bytes).is_ok();
-        texts.push(String::from_utf8_lossy(&bytes).into_owned());
-    }
-    let encoding = if utf8 { "UTF-8" } else { "windows-1252" };
+    let (texts, encoding) = read_java_sources(&files)?;
     let rel = |f: &Path| {
         f.strip_prefix(&ws.work)
             .unwrap_or(f)
@@ -427,6 +399,111 @@ pub(crate) fn java_target(
     let classes = ws.work.join("classes");
     std::fs::create_dir_all(&classes).map_err(ours)?;
     let jail = ws.seal(uid, &[])?;
+    let args = javac_args(&ws, &files, encoding)?;
+    let jvm = jvm_limits(&limits);
+    let compiled = compile_java(&CompileJava {
+        ws: &ws,
+        args: &args,
+        classes: &classes,
+        limits: &jvm,
+        uid,
+        jail: jail.as_ref(),
+        path,
+    })?;
+    if let Some(fault) = compiled {
+        return Ok(Built::Failed(fault));
+    }
+    // broadside's classes apart from the submission's, which the game server loads afresh
+    // for each game.
+    let boot = ws.work.join("boot");
+    std::fs::create_dir_all(&boot).map_err(ours)?;
+    std::fs::rename(
+        classes.join("broadside_launch"),
+        boot.join("broadside_launch"),
+    )
+    .map_err(ours)?;
+    seed_agent(&boot).map_err(ours)?;
+    let (run_args, serve_args) = java_commands(&main);
+    let serves = serves_games(&texts);
+    let mut program = ws.program(format!("java:{path}"), java(), run_args, jail, uid);
+    if serves {
+        let fifos = ws.games()?;
+        program.game_server = Some(GameServer {
+            args: serve_args,
+            fifos_inside: ws.inside(&fifos),
+            fifos,
+        });
+    }
+    program.env.extend(jdk_library_path(&java()));
+    program.limits = jvm;
+    program.announces_reads = true;
+    program.starts_ahead = true;
+    program.note = match (note, super::workspace::skipped_note(&skipped)) {
+        (Some(a), Some(b)) => Some(format!("{a}; {b}")),
+        (a, b) => a.or(b),
+    };
+    Ok(Built::Ready(Box::new(program)))
+}
+
+/// Copies a Java submission's sources (a folder's `.java` files, or the one file given)
+/// into `sources`. Returns the files that could not be copied.
+///
+/// Errors: the submission's files cannot be read (the input's, exit 2).
+fn copy_java_sources(src: &Path, sources: &Path) -> Result<Vec<String>, super::TargetError> {
+    if src.is_dir() {
+        let java = |name: &std::ffi::OsStr, dir: bool| {
+            let name = name.to_string_lossy();
+            if dir {
+                !name.starts_with('.') && name != "__MACOSX"
+            } else {
+                name.ends_with(".java")
+            }
+        };
+        return copy_tree(src, sources, &java).map_err(theirs);
+    }
+    let name = src
+        .file_name()
+        .map(|n| n.to_os_string())
+        .unwrap_or_default();
+    super::workspace::copy_file(src, &sources.join(name)).map_err(theirs)?;
+    Ok(Vec::new())
+}
+
+/// The sources' texts, each without a byte-order mark (removed from the file too, which
+/// javac would refuse), and the encoding javac reads them in: UTF-8 when every file is,
+/// else windows-1252 (a Windows editor's Latin-1).
+///
+/// Errors: a file cannot be read or rewritten (the input's, exit 2).
+fn read_java_sources(files: &[PathBuf]) -> Result<(Vec<String>, &'static str), super::TargetError> {
+    let mut utf8 = true;
+    let mut texts = Vec::new();
+    for f in files {
+        let mut bytes = std::fs::read(f).map_err(theirs)?;
+        if bytes.starts_with(&[0xEF, 0xBB, 0xBF]) {
+            bytes.drain(..3);
+            std::fs::write(f, &bytes).map_err(theirs)?;
+        }
+        utf8 &= std::str::from_utf8(&bytes).is_ok();
+        texts.push(String::from_utf8_lossy(&bytes).into_owned());
+    }
+    Ok((texts, if utf8 { "UTF-8" } else { "windows-1252" }))
+}
+
+/// javac's arguments: its flags, then the student's sources and broadside's launcher,
+/// game server and seed classes (written into the workspace), each relative to it.
+///
+/// Errors: broadside's classes cannot be written (the grader's, exit 3).
+fn javac_args(
+    ws: &Workspace,
+    files: &[PathBuf],
+    encoding: &str,
+) -> Result<Vec<String>, super::TargetError> {
+    let rel = |f: &Path| {
+        f.strip_prefix(&ws.work)
+            .unwrap_or(f)
+            .to_string_lossy()
+            .into_owned()
+    };
     let mut args: Vec<String> = [
         "-J-Xmx512m",
         "-J-XX:+UseSerialGC",
@@ -452,40 +529,63 @@ pub(crate) fn java_target(
     let seed = launcher.with_file_name("Seed.java");
     std::fs::write(&seed, JAVA_SEED).map_err(ours)?;
     args.push(rel(&seed));
-    let jvm = jvm_limits(&limits);
+    Ok(args)
+}
+
+/// What [`compile_java`] compiles, and where.
+struct CompileJava<'a> {
+    ws: &'a Workspace,
+    /// javac's arguments, the sources relative to the workspace.
+    args: &'a [String],
+    classes: &'a Path,
+    limits: &'a Limits,
+    uid: u32,
+    jail: Option<&'a Jail>,
+    /// The submission, as the student named it.
+    path: &'a Utf8Path,
+}
+
+/// Compiles the sources into `classes`, contained; the classes of the same sources
+/// compiled before by the same javac are fetched from the build cache instead. `Some`: the
+/// program does not compile (or javac timed out or was killed), the student's fault.
+///
+/// Errors: javac cannot be started (no JDK), or the classes cannot be handed to the
+/// child's user (the grader's, exit 3).
+fn compile_java(c: &CompileJava) -> Result<Option<Fault>, super::TargetError> {
+    use super::TargetError;
     let javac = javac();
     let jdk_env = jdk_library_path(&javac);
     // The same sources compiled before by this javac: their classes, kept (see
     // `build_cache`).
     let mut key = super::build_cache::Key::new("java");
     key.program(&javac);
-    for a in &args {
+    for a in c.args {
         key.part(a.as_bytes());
-        key.part(&std::fs::read(ws.work.join(a)).unwrap_or_default());
+        key.part(&std::fs::read(c.ws.work.join(a)).unwrap_or_default());
     }
-    let kept = super::build_cache::fetch(&key, &classes);
+    let kept = super::build_cache::fetch(&key, c.classes);
     if kept && limits::running_as_root() {
-        super::workspace::chown_tree(&classes, uid).map_err(ours)?;
+        super::workspace::chown_tree(c.classes, c.uid).map_err(ours)?;
     }
     if !kept {
         let built = super::build::run_contained(&super::build::OneShot {
             program: &javac,
-            args: &args,
-            cwd: &ws.work,
+            args: c.args,
+            cwd: &c.ws.work,
             limits: &Limits {
                 cpu_secs: 120,
-                file_size_mib: jvm.file_size_mib.max(64),
-                ..jvm.clone()
+                file_size_mib: c.limits.file_size_mib.max(64),
+                ..c.limits.clone()
             },
-            uid,
-            jail: jail.as_ref(),
+            uid: c.uid,
+            jail: c.jail,
             env: &jdk_env,
             timeout: COMPILE_TIMEOUT,
         })
         .map_err(|e| {
             TargetError::Grader(format!(
-                "could not run `{}` to compile java:{path}: {e} (install a JDK: apt-get install openjdk-17-jdk-headless)",
-                javac
+                "could not run `{}` to compile java:{}: {e} (install a JDK: apt-get install openjdk-17-jdk-headless)",
+                javac, c.path
             ))
         })?;
         if built.timed_out || built.code != Some(0) {
@@ -502,28 +602,25 @@ pub(crate) fn java_target(
             // Paths as the student knows them: `Main.java:4`, not `src/Main.java:4`.
             let shown = built
                 .output
-                .replace(&format!("{}/", ws.inside(&ws.work)), "")
+                .replace(&format!("{}/", c.ws.inside(&c.ws.work)), "")
                 .lines()
                 .map(|l| l.strip_prefix("src/").unwrap_or(l))
                 .collect::<Vec<_>>()
                 .join("\n");
-            return Ok(Built::Failed(Fault {
+            return Ok(Some(Fault {
                 kind: FaultKind::Setup,
                 message: format!("{why}:\n{}", shown.trim_end()),
             }));
         }
-        super::build_cache::keep(&key, &classes);
+        super::build_cache::keep(&key, c.classes);
     }
-    // broadside's classes apart from the submission's, which the game server loads afresh
-    // for each game.
-    let boot = ws.work.join("boot");
-    std::fs::create_dir_all(&boot).map_err(ours)?;
-    std::fs::rename(
-        classes.join("broadside_launch"),
-        boot.join("broadside_launch"),
-    )
-    .map_err(ours)?;
-    seed_agent(&boot).map_err(ours)?;
+    Ok(None)
+}
+
+/// The JVM's command lines for the program: one run (broadside's launcher calling the
+/// student's `main`) and the game server's (which loads the student's classes afresh for
+/// each game).
+fn java_commands(main: &str) -> (Vec<String>, Vec<String>) {
     let jvm_args: Vec<String> = [
         "-Xmx256m",
         "-Xss8m",
@@ -548,15 +645,7 @@ pub(crate) fn java_target(
     .map(String::from)
     .to_vec();
     let mut run_args = jvm_args.clone();
-    run_args.extend(
-        [
-            "-cp",
-            "classes:boot",
-            "broadside_launch.Launch",
-            main.as_str(),
-        ]
-        .map(String::from),
-    );
+    run_args.extend(["-cp", "classes:boot", "broadside_launch.Launch", main].map(String::from));
     let mut serve_args = jvm_args;
     serve_args.extend(
         [
@@ -566,29 +655,11 @@ pub(crate) fn java_target(
             "boot",
             "broadside_launch.Serve",
             "classes",
-            main.as_str(),
+            main,
         ]
         .map(String::from),
     );
-    let serves = serves_games(&texts);
-    let mut program = ws.program(format!("java:{path}"), java(), run_args, jail, uid);
-    if serves {
-        let fifos = ws.games()?;
-        program.game_server = Some(GameServer {
-            args: serve_args,
-            fifos_inside: ws.inside(&fifos),
-            fifos,
-        });
-    }
-    program.env.extend(jdk_library_path(&java()));
-    program.limits = jvm;
-    program.announces_reads = true;
-    program.starts_ahead = true;
-    program.note = match (note, super::workspace::skipped_note(&skipped)) {
-        (Some(a), Some(b)) => Some(format!("{a}; {b}")),
-        (a, b) => a.or(b),
-    };
-    Ok(Built::Ready(Box::new(program)))
+    (run_args, serve_args)
 }
 
 /// Packs `boot/broadside_launch/Seed.class` as the Java agent `boot/seed.jar` (its manifest

@@ -59,6 +59,12 @@ pub fn library(
     }
 }
 
+/// Builds the submission at `src` into a shared library in `work`, contained, as `uid`: a
+/// Cargo crate (`cargo build --release --lib`, offline), a Makefile's `make`, the C files
+/// compiled with `cc`, or the one `.so` it holds; a file is taken as the library itself.
+///
+/// Errors: the submission cannot be read or copied (`Input`), or does not build
+/// (`Student`).
 fn build_library(
     src: &Path,
     work: &Path,
@@ -137,20 +143,7 @@ fn build_library(
     }
     let sources = files_ending(&dir, ".c");
     if !sources.is_empty() {
-        let mut args: Vec<String> = [
-            "-std=c11",
-            "-O2",
-            "-g",
-            "-shared",
-            "-fPIC",
-            "-I.",
-            "-o",
-            "libsubmission.so",
-        ]
-        .map(String::from)
-        .to_vec();
-        args.extend(sources);
-        contained("cc", &args)?;
+        contained("cc", &cc_args(sources))?;
         return Ok(dir.join("libsubmission.so"));
     }
     only_library(&dir, "the submission").map_err(|_| {
@@ -160,6 +153,25 @@ fn build_library(
                 .into(),
         )
     })
+}
+
+/// `cc`'s arguments for a library of the C files `sources` (with `broadside.h` beside
+/// them): C11, optimised, with debugging symbols.
+fn cc_args(sources: Vec<String>) -> Vec<String> {
+    let mut args: Vec<String> = [
+        "-std=c11",
+        "-O2",
+        "-g",
+        "-shared",
+        "-fPIC",
+        "-I.",
+        "-o",
+        "libsubmission.so",
+    ]
+    .map(String::from)
+    .to_vec();
+    args.extend(sources);
+    args
 }
 
 /// The names of the files in `dir` (not below) ending with `suffix`, sorted.

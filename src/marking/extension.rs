@@ -220,6 +220,108 @@ pub fn figure(spec: &FigureSpec, root: &Path, uid: u32) -> Result<Figure, Measur
             ));
         }
     };
+    let (drawn, ended) = play_shots(&mut session);
+    let stderr = session.take_stderr();
+    let left = session.finish(&program.spare);
+    let mut f = judge(spec, &drawn);
+    if let Some(e) = ended {
+        f.lines.insert(0, format!("the game stopped early: {e}"));
+        f.state = FigureState::Short;
+    }
+    if stderr.contains("Traceback") {
+        let last = stderr
+            .lines()
+            .rev()
+            .find(|l| !l.trim().is_empty())
+            .unwrap_or("");
+        f.lines.push(format!("it crashed: {last}"));
+        f.state = FigureState::Short;
+    }
+    if !left.is_empty() {
+        f.lines.push(format!(
+            "it left {} process(es) running; they were killed",
+            left.len()
+        ));
+    }
+    Ok(f)
+}
+
+/// The figure from the oceans drawn after each shot.
+fn judge(spec: &FigureSpec, drawn: &[Option<Ocean>]) -> Figure {
+    let shown = drawn.iter().filter(|o| o.is_some()).count();
+    let mut lines = Vec::new();
+    if shown == 0 {
+        let mut f = spec.figure(
+            FigureState::Short,
+            format!(
+                "extension.py runs, but no 10×10 ocean was found in what it printed after {} shots",
+                drawn.len()
+            ),
+        );
+        f.numbers.insert("oceans_drawn".into(), 0.0);
+        return f;
+    }
+    let (symbols, hidden_ships, water) = symbols_drawn(drawn);
+    let untried = symbols.get(&Kind::Untried).cloned().unwrap_or_default();
+    let mut ok = shown == drawn.len();
+    if shown < drawn.len() {
+        lines.push(format!(
+            "an ocean after {shown} of {} shots (the handout: each time after the player shoots)",
+            drawn.len()
+        ));
+    }
+    let numbered = drawn
+        .iter()
+        .flatten()
+        .all(|o| o.rows_numbered && o.columns_numbered);
+    if !numbered {
+        ok = false;
+        lines.push("rows and columns are not both numbered".into());
+    }
+    let (checks, apart) = kinds_apart(&symbols);
+    ok &= apart.len() == symbols.len();
+    if untried.len() > 1 {
+        let revealed: BTreeSet<&String> = hidden_ships.difference(&water).collect();
+        if !revealed.is_empty() {
+            lines.push(format!(
+                "the untouched fleet is shown: a square never shot at is drawn {} when a ship is there",
+                revealed.iter().map(|s| format!("`{s}`")).collect::<Vec<_>>().join(" ")
+            ));
+        } else {
+            lines.push("squares never shot at are drawn more than one way".into());
+        }
+        ok = false;
+    }
+    let sunk: Vec<&Kind> = symbols
+        .keys()
+        .filter(|k| matches!(k, Kind::Sunk(_)))
+        .collect();
+    let by_type = !sunk.is_empty() && sunk.iter().all(|k| apart.contains(*k));
+    lines.splice(0..0, checks);
+    let mut f = spec.figure(if ok {
+            FigureState::Ok
+        } else {
+            FigureState::Short
+        },
+        format!(
+            "extension.py played {} shots: an ocean after {shown}, {}numbered; {} of {} kinds of square told apart{}",
+            drawn.len(),
+            if numbered { "" } else { "not " },
+            apart.len(),
+            symbols.len(),
+            if by_type { ", sunk ships by type" } else { "" }
+        ),
+    );
+    f.lines = lines;
+    f.numbers.insert("oceans_drawn".into(), shown as f64);
+    f.numbers.insert("kinds_apart".into(), apart.len() as f64);
+    f
+}
+
+/// Plays [`SHOTS`] with `extension.py`, each as `row col` on one line, or (when the first
+/// draws no ocean that way) the row and the column apart. Returns the ocean drawn after
+/// each shot, if any, and why the game stopped early.
+fn play_shots(session: &mut Session) -> (Vec<Option<Ocean>>, Option<String>) {
     let timeout = session.answer_timeout();
     let mut drawn: Vec<Option<Ocean>> = Vec::new();
     let mut ended = None;
@@ -267,47 +369,19 @@ pub fn figure(spec: &FigureSpec, root: &Path, uid: u32) -> Result<Figure, Measur
         }
         drawn.push(ocean);
     }
-    let stderr = session.take_stderr();
-    let left = session.finish(&program.spare);
-    let mut f = judge(spec, &drawn);
-    if let Some(e) = ended {
-        f.lines.insert(0, format!("the game stopped early: {e}"));
-        f.state = FigureState::Short;
-    }
-    if stderr.contains("Traceback") {
-        let last = stderr
-            .lines()
-            .rev()
-            .find(|l| !l.trim().is_empty())
-            .unwrap_or("");
-        f.lines.push(format!("it crashed: {last}"));
-        f.state = FigureState::Short;
-    }
-    if !left.is_empty() {
-        f.lines.push(format!(
-            "it left {} process(es) running; they were killed",
-            left.len()
-        ));
-    }
-    Ok(f)
+    (drawn, ended)
 }
 
-/// The figure from the oceans drawn after each shot.
-fn judge(spec: &FigureSpec, drawn: &[Option<Ocean>]) -> Figure {
-    let shown = drawn.iter().filter(|o| o.is_some()).count();
-    let mut lines = Vec::new();
-    if shown == 0 {
-        let mut f = spec.figure(
-            FigureState::Short,
-            format!(
-                "extension.py runs, but no 10×10 ocean was found in what it printed after {} shots",
-                drawn.len()
-            ),
-        );
-        f.numbers.insert("oceans_drawn".into(), 0.0);
-        return f;
-    }
-    // Which symbols each kind of square was drawn with, over every ocean drawn.
+/// Which symbols each kind of square was drawn with, over every ocean drawn; and, of the
+/// squares never shot at, the symbols of those with a ship and of those with water.
+#[allow(clippy::type_complexity)]
+fn symbols_drawn(
+    drawn: &[Option<Ocean>],
+) -> (
+    BTreeMap<Kind, BTreeSet<String>>,
+    BTreeSet<String>,
+    BTreeSet<String>,
+) {
     let mut symbols: BTreeMap<Kind, BTreeSet<String>> = BTreeMap::new();
     let mut hidden_ships = BTreeSet::new();
     let mut water = BTreeSet::new();
@@ -326,25 +400,15 @@ fn judge(spec: &FigureSpec, drawn: &[Option<Ocean>]) -> Figure {
             }
         }
     }
-    let untried = symbols.get(&Kind::Untried).cloned().unwrap_or_default();
-    let mut ok = shown == drawn.len();
-    if shown < drawn.len() {
-        lines.push(format!(
-            "an ocean after {shown} of {} shots (the handout: each time after the player shoots)",
-            drawn.len()
-        ));
-    }
-    let numbered = drawn
-        .iter()
-        .flatten()
-        .all(|o| o.rows_numbered && o.columns_numbered);
-    if !numbered {
-        ok = false;
-        lines.push("rows and columns are not both numbered".into());
-    }
+    (symbols, hidden_ships, water)
+}
+
+/// A line per kind of square: its symbols and whether it is drawn one way, apart from
+/// every other kind; and the kinds that are.
+fn kinds_apart(symbols: &BTreeMap<Kind, BTreeSet<String>>) -> (Vec<String>, BTreeSet<Kind>) {
     let mut checks = Vec::new();
     let mut apart = BTreeSet::new();
-    for (kind, syms) in &symbols {
+    for (kind, syms) in symbols {
         let list = syms
             .iter()
             .map(|s| format!("`{s}`"))
@@ -353,7 +417,6 @@ fn judge(spec: &FigureSpec, drawn: &[Option<Ocean>]) -> Figure {
         let mut verdict = "ok";
         if syms.len() > 1 {
             verdict = "drawn more than one way";
-            ok = false;
         }
         let clash: Vec<String> = symbols
             .iter()
@@ -362,7 +425,6 @@ fn judge(spec: &FigureSpec, drawn: &[Option<Ocean>]) -> Figure {
             .collect();
         if !clash.is_empty() {
             verdict = "looks like another kind";
-            ok = false;
         }
         if verdict == "ok" {
             apart.insert(*kind);
@@ -377,42 +439,7 @@ fn judge(spec: &FigureSpec, drawn: &[Option<Ocean>]) -> Figure {
             }
         ));
     }
-    if untried.len() > 1 {
-        let revealed: BTreeSet<&String> = hidden_ships.difference(&water).collect();
-        if !revealed.is_empty() {
-            lines.push(format!(
-                "the untouched fleet is shown: a square never shot at is drawn {} when a ship is there",
-                revealed.iter().map(|s| format!("`{s}`")).collect::<Vec<_>>().join(" ")
-            ));
-        } else {
-            lines.push("squares never shot at are drawn more than one way".into());
-        }
-        ok = false;
-    }
-    let sunk: Vec<&Kind> = symbols
-        .keys()
-        .filter(|k| matches!(k, Kind::Sunk(_)))
-        .collect();
-    let by_type = !sunk.is_empty() && sunk.iter().all(|k| apart.contains(*k));
-    lines.splice(0..0, checks);
-    let mut f = spec.figure(if ok {
-            FigureState::Ok
-        } else {
-            FigureState::Short
-        },
-        format!(
-            "extension.py played {} shots: an ocean after {shown}, {}numbered; {} of {} kinds of square told apart{}",
-            drawn.len(),
-            if numbered { "" } else { "not " },
-            apart.len(),
-            symbols.len(),
-            if by_type { ", sunk ships by type" } else { "" }
-        ),
-    );
-    f.lines = lines;
-    f.numbers.insert("oceans_drawn".into(), shown as f64);
-    f.numbers.insert("kinds_apart".into(), apart.len() as f64);
-    f
+    (checks, apart)
 }
 
 #[cfg(test)]

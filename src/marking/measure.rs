@@ -693,18 +693,7 @@ fn against_chaffs(
     };
     let on_wheat = run(wheat)?.ok_or("the wheat does not load in GHCi")?;
     let name_of = |e: &Example| format!("{}:{}: >>> {}", e.file, e.line, e.expr);
-    let named = |e: &Example| -> Vec<String> {
-        tests
-            .functions
-            .iter()
-            .filter(|f| {
-                e.expr
-                    .split(|c: char| !c.is_alphanumeric() && c != '_' && c != '\'')
-                    .any(|w| w == f.as_str())
-            })
-            .cloned()
-            .collect()
-    };
+    let named = |e: &Example| functions_named(e, &tests.functions);
     let to_run = |outputs: &[Option<Vec<String>>]| -> super::pytest::Run {
         super::pytest::Run::of(
             all.iter()
@@ -774,6 +763,58 @@ fn against_chaffs(
     Ok(f)
 }
 
+/// The testable `functions` example `e`'s expression names.
+fn functions_named(e: &Example, functions: &[String]) -> Vec<String> {
+    functions
+        .iter()
+        .filter(|f| {
+            e.expr
+                .split(|c: char| !c.is_alphanumeric() && c != '_' && c != '\'')
+                .any(|w| w == f.as_str())
+        })
+        .cloned()
+        .collect()
+}
+
+/// What javac printed: its lint warnings by category (each with how many and where the
+/// first is), how many in all, and its errors.
+struct Lint {
+    counts: BTreeMap<String, (usize, String)>,
+    total: usize,
+    errors: usize,
+    /// The first error, `File.java:4: message`.
+    first_error: Option<String>,
+}
+
+impl Lint {
+    /// Reads javac's output `text`.
+    fn of(text: &str) -> Lint {
+        let warning =
+            regex::Regex::new(r"^(.+?):(\d+): warning: \[(\w+)\]").expect("a valid pattern");
+        let error = regex::Regex::new(r"^(.+?):(\d+): error: (.*)$").expect("a valid pattern");
+        let mut lint = Lint {
+            counts: BTreeMap::new(),
+            total: 0,
+            errors: 0,
+            first_error: None,
+        };
+        for l in text.lines() {
+            if let Some(c) = warning.captures(l) {
+                lint.total += 1;
+                lint.counts
+                    .entry(c[3].to_string())
+                    .or_insert((0, format!("{}:{}", &c[1], &c[2])))
+                    .0 += 1;
+            } else if let Some(c) = error.captures(l) {
+                lint.errors += 1;
+                lint.first_error
+                    .get_or_insert_with(|| format!("{}:{}: {}", &c[1], &c[2], &c[3]));
+            }
+        }
+        lint
+    }
+}
+
 /// `javac -Xlint:all` (for the handout's Java release, when it names one): whether the code
 /// compiles there, and the warnings by category.
 fn javac(spec: &FigureSpec, root: &Path, uid: u32) -> Result<Figure, MeasureError> {
@@ -822,24 +863,12 @@ fn javac(spec: &FigureSpec, root: &Path, uid: u32) -> Result<Figure, MeasureErro
         return Ok(spec.figure(FigureState::NotMeasured, "javac did not finish".into()));
     }
     let text = relative(&built.output, &copy);
-    let warning = regex::Regex::new(r"^(.+?):(\d+): warning: \[(\w+)\]").expect("a valid pattern");
-    let error = regex::Regex::new(r"^(.+?):(\d+): error: (.*)$").expect("a valid pattern");
-    let mut counts: BTreeMap<String, (usize, String)> = BTreeMap::new();
-    let mut total = 0;
-    let mut first_error = None;
-    let mut errors = 0;
-    for l in text.lines() {
-        if let Some(c) = warning.captures(l) {
-            total += 1;
-            counts
-                .entry(c[3].to_string())
-                .or_insert((0, format!("{}:{}", &c[1], &c[2])))
-                .0 += 1;
-        } else if let Some(c) = error.captures(l) {
-            errors += 1;
-            first_error.get_or_insert_with(|| format!("{}:{}: {}", &c[1], &c[2], &c[3]));
-        }
-    }
+    let Lint {
+        counts,
+        total,
+        errors,
+        first_error,
+    } = Lint::of(&text);
     let for_release = spec
         .release
         .map(|r| format!(" for Java {r}"))

@@ -107,6 +107,25 @@ impl Run {
         }
     }
 
+    /// How test `id` is shown (its name as written), or nothing when it did not run.
+    fn shown_as(&self, id: &str) -> String {
+        self.outcome(id)
+            .map(|r| r.shown.clone())
+            .unwrap_or_default()
+    }
+
+    /// The line test `id` is written at (0: not known).
+    fn at(&self, id: &str) -> u32 {
+        self.outcome(id).map_or(0, |r| r.at)
+    }
+
+    /// The testable functions test `id` called.
+    fn calls(&self, id: &str) -> Vec<String> {
+        self.outcome(id)
+            .map(|r| r.calls.clone())
+            .unwrap_or_default()
+    }
+
     fn outcome(&self, id: &str) -> Option<&Record> {
         self.tests
             .iter()
@@ -116,6 +135,46 @@ impl Run {
     fn passed(&self, id: &str) -> bool {
         self.outcome(id).is_some_and(|r| r.outcome == "passed")
     }
+}
+
+/// The run's results, as broadside's plugin or runner wrote them to `out` (one JSON record
+/// a line); where no test ran, why pytest itself failed.
+///
+/// Errors: pytest is not installed for the grader's Python.
+fn read_run(
+    out: &Path,
+    built: &crate::target::build::BuildRun,
+    plan: &Plan,
+) -> Result<Run, MeasureError> {
+    let text = std::fs::read_to_string(out).unwrap_or_default();
+    let mut run = Run {
+        timed_out: built.timed_out,
+        code: built.code,
+        ..Run::default()
+    };
+    for line in text.lines() {
+        let Ok(r) = serde_json::from_str::<Record>(line) else {
+            continue;
+        };
+        if let Some(e) = r.collect_error {
+            run.collect_errors.push(e);
+        } else if r.test.is_some() {
+            run.tests.push(r);
+        }
+    }
+    if run.tests.is_empty() && run.collect_errors.is_empty() && built.code != Some(0) {
+        // pytest itself failed before any test (not installed, a broken ini).
+        if built.output.contains("No module named pytest") {
+            return Err(
+                "pytest is not installed for the grader's Python (apt-get install python3-pytest)"
+                    .into(),
+            );
+        }
+        if plan.must_pass.is_none() && !built.timed_out && built.code != Some(5) {
+            run.collect_errors.push(last_lines(&built.output, 6));
+        }
+    }
+    Ok(run)
 }
 
 /// Where each test of the tests file is written, read by Python's parser without running
@@ -269,7 +328,6 @@ impl Bench<'_> {
         write_public(&dir.join("broadside_script.py"), SCRIPT)?;
         write_public(&dir.join("broadside_notebook.py"), NOTEBOOK)?;
         write_public(&dir.join("broadside-pytest.ini"), "[pytest]\n")?;
-        let module_file = dir.join(&self.module_name);
         let tests_file = tests_path
             .file_name()
             .unwrap_or_default()
@@ -278,57 +336,7 @@ impl Bench<'_> {
         let out = dir.join(".broadside-marking.jsonl");
         let inside = |p: &Path| copy.inside(p);
         let mut env = self.env.clone();
-        let args: Vec<String> = if self.script {
-            if let Some(must) = &plan.must_pass {
-                env.push((
-                    "BROADSIDE_MARKING_MUST_PASS".into(),
-                    serde_json::to_string(must).unwrap_or_else(|_| "[]".into()),
-                ));
-            }
-            env.push((
-                "BROADSIDE_MARKING_SKIP".into(),
-                serde_json::to_string(&plan.skip).unwrap_or_else(|_| "[]".into()),
-            ));
-            vec![
-                "-B".into(),
-                inside(&dir.join("broadside_script.py")),
-                inside(&dir.join(&tests_file)),
-                inside(&module_file),
-            ]
-        } else {
-            let mut args: Vec<String> = vec![
-                "-B".into(),
-                "-m".into(),
-                "pytest".into(),
-                "-q".into(),
-                "-p".into(),
-                "no:cacheprovider".into(),
-                "-p".into(),
-                "broadside_pytest".into(),
-                "-c".into(),
-                inside(&dir.join("broadside-pytest.ini")),
-                "--rootdir".into(),
-                inside(&dir),
-            ];
-            match &plan.must_pass {
-                // Exactly these tests, each named: one that does not exist is a usage error
-                // (exit 4), one that fails exit 1.
-                Some(ids) => {
-                    args.push(
-                        if plan.collect_only {
-                            "--collect-only"
-                        } else {
-                            "-x"
-                        }
-                        .into(),
-                    );
-                    let base = inside(&dir);
-                    args.extend(ids.iter().map(|id| format!("{base}/{id}")));
-                }
-                None => args.push(inside(&dir.join(&tests_file))),
-            }
-            args
-        };
+        let args = self.command(&dir, &tests_file, plan, &inside, &mut env);
         // The suites' third-party packages after the tests' folder, as the children that
         // play the scenarios have them (see crate::target::packages).
         let mut path = inside(&dir);
@@ -359,35 +367,71 @@ impl Bench<'_> {
             },
             Err(e) => return Err(e),
         };
-        let text = std::fs::read_to_string(&out).unwrap_or_default();
-        let mut run = Run {
-            timed_out: built.timed_out,
-            code: built.code,
-            ..Run::default()
-        };
-        for line in text.lines() {
-            let Ok(r) = serde_json::from_str::<Record>(line) else {
-                continue;
-            };
-            if let Some(e) = r.collect_error {
-                run.collect_errors.push(e);
-            } else if r.test.is_some() {
-                run.tests.push(r);
+        read_run(&out, &built, plan)
+    }
+
+    /// Python's arguments for a run in `dir` of the tests in `tests_file` as `plan` says:
+    /// broadside's script runner (script style; what it must pass or skip said in `env`),
+    /// or pytest with broadside's plugin, on the file or on exactly the tests named.
+    fn command(
+        &self,
+        dir: &Path,
+        tests_file: &str,
+        plan: &Plan,
+        inside: &dyn Fn(&Path) -> String,
+        env: &mut Vec<(String, String)>,
+    ) -> Vec<String> {
+        if self.script {
+            if let Some(must) = &plan.must_pass {
+                env.push((
+                    "BROADSIDE_MARKING_MUST_PASS".into(),
+                    serde_json::to_string(must).unwrap_or_else(|_| "[]".into()),
+                ));
             }
-        }
-        if run.tests.is_empty() && run.collect_errors.is_empty() && built.code != Some(0) {
-            // pytest itself failed before any test (not installed, a broken ini).
-            if built.output.contains("No module named pytest") {
-                return Err(
-                    "pytest is not installed for the grader's Python (apt-get install python3-pytest)"
+            env.push((
+                "BROADSIDE_MARKING_SKIP".into(),
+                serde_json::to_string(&plan.skip).unwrap_or_else(|_| "[]".into()),
+            ));
+            vec![
+                "-B".into(),
+                inside(&dir.join("broadside_script.py")),
+                inside(&dir.join(tests_file)),
+                inside(&dir.join(&self.module_name)),
+            ]
+        } else {
+            let mut args: Vec<String> = vec![
+                "-B".into(),
+                "-m".into(),
+                "pytest".into(),
+                "-q".into(),
+                "-p".into(),
+                "no:cacheprovider".into(),
+                "-p".into(),
+                "broadside_pytest".into(),
+                "-c".into(),
+                inside(&dir.join("broadside-pytest.ini")),
+                "--rootdir".into(),
+                inside(dir),
+            ];
+            match &plan.must_pass {
+                // Exactly these tests, each named: one that does not exist is a usage error
+                // (exit 4), one that fails exit 1.
+                Some(ids) => {
+                    args.push(
+                        if plan.collect_only {
+                            "--collect-only"
+                        } else {
+                            "-x"
+                        }
                         .into(),
-                );
+                    );
+                    let base = inside(dir);
+                    args.extend(ids.iter().map(|id| format!("{base}/{id}")));
+                }
+                None => args.push(inside(&dir.join(tests_file))),
             }
-            if plan.must_pass.is_none() && !built.timed_out && built.code != Some(5) {
-                run.collect_errors.push(last_lines(&built.output, 6));
-            }
+            args
         }
-        Ok(run)
     }
 
     /// Whether a run of exactly `plan`'s tests on `source` passed: its exit status, which
@@ -492,36 +536,7 @@ pub fn figure(
     uid: u32,
 ) -> Result<Figure, MeasureError> {
     let script = tests.style == super::scheme::TestsStyle::Script;
-    let found = find(root, &tests.tests).into_iter().next().or_else(|| {
-        // Tests in the module itself: the module is the submission's only .py file.
-        let mine: Vec<_> = find(root, "*.py")
-            .into_iter()
-            .filter(|p| {
-                let n = p
-                    .file_name()
-                    .unwrap_or_default()
-                    .to_string_lossy()
-                    .to_lowercase();
-                !n.starts_with("test_") && !n.starts_with("broadside_") && n != "conftest.py"
-            })
-            .collect();
-        (script && mine.len() == 1).then(|| mine[0].clone())
-    });
-    // A notebook holding the Step 9 cells, when no .py does (issue 36): the one named as
-    // the module, else the only one.
-    let found = found.or_else(|| {
-        let notebooks = find(root, "*.ipynb");
-        let named = notebooks.iter().find(|p| {
-            p.file_stem()
-                .is_some_and(|s| s.to_string_lossy().eq_ignore_ascii_case(&tests.module))
-        });
-        match (script, named) {
-            (true, Some(p)) => Some(p.clone()),
-            (true, None) if notebooks.len() == 1 => Some(notebooks[0].clone()),
-            _ => None,
-        }
-    });
-    let Some(file) = found else {
+    let Some(file) = tests_file(root, tests, script) else {
         let mut f = spec.figure(
             FigureState::Missing,
             format!("no {} in the submission", tests.tests),
@@ -529,37 +544,7 @@ pub fn figure(
         f.lines.push(tests.testable_clause.clone());
         return Ok(f);
     };
-    let rel = if root.is_file() {
-        std::path::PathBuf::from(file.file_name().unwrap_or_default())
-    } else {
-        file.strip_prefix(root)
-            .unwrap_or(Path::new(&tests.tests))
-            .to_path_buf()
-    };
-    let module_name = if script {
-        "broadside_wheat.py".to_string()
-    } else {
-        format!("{}.py", tests.module)
-    };
-    let assume = serde_json::to_string(&tests.assumptions).unwrap_or_else(|_| "[]".into());
-    let bench = Bench {
-        root: root.to_path_buf(),
-        uid,
-        rel,
-        module_name,
-        script,
-        env: vec![
-            ("PYTHONDONTWRITEBYTECODE".into(), "1".into()),
-            ("PYTHONIOENCODING".into(), "utf-8".into()),
-            ("BROADSIDE_MARKING_MODULE".into(), tests.module.clone()),
-            (
-                "BROADSIDE_MARKING_FUNCTIONS".into(),
-                tests.functions.join(","),
-            ),
-            ("BROADSIDE_MARKING_ASSUME".into(), assume),
-        ],
-        spec: tests,
-    };
+    let bench = Bench::new(root, &file, tests, uid, script);
     let shown_file = shown(root, &file);
     let outline = bench.outline()?;
     let start = Instant::now();
@@ -573,38 +558,8 @@ pub fn figure(
         .into_owned();
     let (mut on_wheat, made) = outline.sift(first, &tests_file, &shown_file, script);
     let mut notes = Vec::new();
-    // The tests' own account of which tests ran, checked: pytest collects exactly the ids
-    // they claim (the notebook runner's ids are checked against the outline already).
-    let mut claimed: Vec<String> = on_wheat
-        .tests
-        .iter()
-        .filter_map(|r| r.test.clone())
-        .collect();
-    let written: std::collections::HashSet<&String> = claimed.iter().collect();
-    let also: Vec<String> = made
-        .iter()
-        .filter(|id| !written.contains(id))
-        .cloned()
-        .collect();
-    claimed.extend(also);
-    let census = script
-        || claimed.is_empty()
-        || (claimed.len() <= MOST_TESTS
-            && bench.holds(
-                wheat,
-                WHEAT_TIMEOUT,
-                &Plan {
-                    must_pass: Some(claimed.clone()),
-                    skip: Vec::new(),
-                    collect_only: true,
-                },
-            )?);
-    let made = if census {
-        made.len()
-    } else {
-        on_wheat.tests.clear();
-        0
-    };
+    let census = census(&bench, wheat, &mut on_wheat, &made)?;
+    let made = if census { made.len() } else { 0 };
     if made > 0 {
         notes.push(format!(
             "{made} test{} made at collection outside the test functions written in {shown_file} {} not counted",
@@ -615,37 +570,17 @@ pub fn figure(
     if let Some(e) = &outline.error {
         notes.push(format!("{shown_file} could not be outlined ({e})"));
     }
-    if on_wheat.tests.is_empty() {
-        let why = match on_wheat.collect_errors.first() {
-            _ if !census => format!(
-                "{shown_file} ran tests that pytest does not find in it, by its own account: none is counted"
-            ),
-            Some(e) => format!(
-                "{shown_file} does not load on a correct implementation: {}",
-                collect_error_kind(e)
-            ),
-            None if on_wheat.timed_out => format!(
-                "{shown_file} did not finish within {} s on a correct implementation",
-                WHEAT_TIMEOUT.as_secs()
-            ),
-            None if script => format!("{shown_file} has no assert that checks a result"),
-            None => format!("{shown_file} has no tests pytest can find"),
-        };
-        let mut f = spec.figure(FigureState::Short, why);
-        if census {
-            f.lines.extend(notes);
-        }
+    let finish = |mut f: Figure, notes: Vec<String>| {
+        f.lines.extend(notes);
         f.lines.extend(reads_the_implementation(root, &file, tests));
         if !outline.print_only.is_empty() {
             f.lines.push(print_only_line(&outline));
         }
-        f.numbers = BTreeMap::from([
-            ("tests".to_string(), 0.0),
-            ("passing".to_string(), 0.0),
-            ("chaffs".to_string(), tests.chaffs.len() as f64),
-            ("caught".to_string(), 0.0),
-        ]);
-        return Ok(f);
+        f
+    };
+    if on_wheat.tests.is_empty() {
+        let f = no_tests_counted(spec, tests, &on_wheat, census, &shown_file, script);
+        return Ok(finish(f, if census { notes } else { Vec::new() }));
     }
     let timeout = (took * 3).clamp(Duration::from_secs(10), WHEAT_TIMEOUT);
     // The tests that passed on the wheat, confirmed by a run of exactly those: the same run,
@@ -656,9 +591,59 @@ pub fn figure(
         .filter(|r| r.outcome == "passed")
         .filter_map(|r| r.test.clone())
         .collect();
+    let (plan, confirmed) = confirm(&bench, wheat, &on_wheat, &passed, timeout, &mut notes)?;
+    // Tests that failed on the wheat by their own account: only they may follow a reading.
+    let failing: Vec<String> = on_wheat
+        .tests
+        .iter()
+        .filter(|r| r.outcome == "failed")
+        .filter_map(|r| r.test.clone())
+        .collect();
+    if !confirmed {
+        for r in &mut on_wheat.tests {
+            if r.outcome == "passed" {
+                r.outcome = "failed".into();
+                r.message = String::new();
+            }
+        }
+    }
+    let sifting = Sifting {
+        outline: &outline,
+        tests_file: &tests_file,
+        shown_file: &shown_file,
+        script,
+    };
+    let readings = reading_runs(&bench, wheat, &sifting, &failing, &plan, timeout)?;
+    let mut chaff_runs = Vec::new();
+    for c in &bench.spec.chaffs {
+        let caught = confirmed
+            && !passed.is_empty()
+            && bench.fails(&format!("{wheat}\n{}", c.source), timeout, &plan)?;
+        chaff_runs.push(Run {
+            caught: Some(caught),
+            ..Run::default()
+        });
+    }
+    let f = judge(spec, tests, &shown_file, &on_wheat, &readings, &chaff_runs);
+    Ok(finish(f, notes))
+}
+
+/// Confirms the tests that `passed` on the wheat by their own account: a run of exactly
+/// those must pass (at most `MOST_TESTS` of them). Returns that run's plan (which each
+/// chaff and reading is run with) and whether they were confirmed; why not is noted.
+///
+/// Errors: the grader could not run pytest.
+fn confirm(
+    bench: &Bench,
+    wheat: &str,
+    on_wheat: &Run,
+    passed: &[String],
+    timeout: Duration,
+    notes: &mut Vec<String>,
+) -> Result<(Plan, bool), MeasureError> {
     // Checks that did not finish on the wheat are left out after (script style; a pytest
     // run names the tests it runs).
-    let skip: Vec<String> = if script {
+    let skip: Vec<String> = if bench.script {
         on_wheat
             .tests
             .iter()
@@ -670,7 +655,7 @@ pub fn figure(
         Vec::new()
     };
     let plan = Plan {
-        must_pass: Some(passed.clone()),
+        must_pass: Some(passed.to_vec()),
         skip,
         collect_only: false,
     };
@@ -692,26 +677,189 @@ pub fn figure(
         }
         holds
     };
-    // Tests that failed on the wheat by their own account: only they may follow a reading.
-    let failing: Vec<String> = on_wheat
-        .tests
-        .iter()
-        .filter(|r| r.outcome == "failed")
-        .filter_map(|r| r.test.clone())
-        .collect();
-    if !confirmed {
-        for r in &mut on_wheat.tests {
-            if r.outcome == "passed" {
-                r.outcome = "failed".into();
-                r.message = String::new();
-            }
+    Ok((plan, confirmed))
+}
+
+/// The submission's tests file: the one the scheme names, else (script style) the module
+/// itself when it is the submission's only .py file, else a notebook holding the cells of
+/// the tests (issue 36): the one named as the module, else the only one.
+fn tests_file(root: &Path, tests: &TestsSpec, script: bool) -> Option<std::path::PathBuf> {
+    let found = find(root, &tests.tests).into_iter().next().or_else(|| {
+        // Tests in the module itself: the module is the submission's only .py file.
+        let mine: Vec<_> = find(root, "*.py")
+            .into_iter()
+            .filter(|p| {
+                let n = p
+                    .file_name()
+                    .unwrap_or_default()
+                    .to_string_lossy()
+                    .to_lowercase();
+                !n.starts_with("test_") && !n.starts_with("broadside_") && n != "conftest.py"
+            })
+            .collect();
+        (script && mine.len() == 1).then(|| mine[0].clone())
+    });
+    // A notebook holding the Step 9 cells, when no .py does (issue 36): the one named as
+    // the module, else the only one.
+    found.or_else(|| {
+        let notebooks = find(root, "*.ipynb");
+        let named = notebooks.iter().find(|p| {
+            p.file_stem()
+                .is_some_and(|s| s.to_string_lossy().eq_ignore_ascii_case(&tests.module))
+        });
+        match (script, named) {
+            (true, Some(p)) => Some(p.clone()),
+            (true, None) if notebooks.len() == 1 => Some(notebooks[0].clone()),
+            _ => None,
+        }
+    })
+}
+
+impl<'a> Bench<'a> {
+    /// The bench for tests `file` of the submission at `root`.
+    fn new(root: &Path, file: &Path, tests: &'a TestsSpec, uid: u32, script: bool) -> Bench<'a> {
+        let rel = if root.is_file() {
+            std::path::PathBuf::from(file.file_name().unwrap_or_default())
+        } else {
+            file.strip_prefix(root)
+                .unwrap_or(Path::new(&tests.tests))
+                .to_path_buf()
+        };
+        let module_name = if script {
+            "broadside_wheat.py".to_string()
+        } else {
+            format!("{}.py", tests.module)
+        };
+        let assume = serde_json::to_string(&tests.assumptions).unwrap_or_else(|_| "[]".into());
+        Bench {
+            root: root.to_path_buf(),
+            uid,
+            rel,
+            module_name,
+            script,
+            env: vec![
+                ("PYTHONDONTWRITEBYTECODE".into(), "1".into()),
+                ("PYTHONIOENCODING".into(), "utf-8".into()),
+                ("BROADSIDE_MARKING_MODULE".into(), tests.module.clone()),
+                (
+                    "BROADSIDE_MARKING_FUNCTIONS".into(),
+                    tests.functions.join(","),
+                ),
+                ("BROADSIDE_MARKING_ASSUME".into(), assume),
+            ],
+            spec: tests,
         }
     }
+}
+
+/// How a run's results are read against the tests file (see `Outline::sift`).
+struct Sifting<'a> {
+    outline: &'a Outline,
+    tests_file: &'a str,
+    shown_file: &'a str,
+    script: bool,
+}
+
+/// Checks the tests' own account of which tests ran: pytest collects exactly the ids they
+/// claim (the notebook runner's ids are checked against the outline already). False, with
+/// `on_wheat`'s tests cleared, when it does not: then none is counted. `made`: the tests
+/// made at collection outside the test functions written.
+///
+/// Errors: the grader could not run pytest.
+fn census(
+    bench: &Bench,
+    wheat: &str,
+    on_wheat: &mut Run,
+    made: &[String],
+) -> Result<bool, MeasureError> {
+    let mut claimed: Vec<String> = on_wheat
+        .tests
+        .iter()
+        .filter_map(|r| r.test.clone())
+        .collect();
+    let written: std::collections::HashSet<&String> = claimed.iter().collect();
+    let also: Vec<String> = made
+        .iter()
+        .filter(|id| !written.contains(id))
+        .cloned()
+        .collect();
+    claimed.extend(also);
+    let census = bench.script
+        || claimed.is_empty()
+        || (claimed.len() <= MOST_TESTS
+            && bench.holds(
+                wheat,
+                WHEAT_TIMEOUT,
+                &Plan {
+                    must_pass: Some(claimed.clone()),
+                    skip: Vec::new(),
+                    collect_only: true,
+                },
+            )?);
+    if !census {
+        on_wheat.tests.clear();
+    }
+    Ok(census)
+}
+
+/// The figure of tests of which none is counted, with why: none found, none loading on
+/// the wheat, none finishing, or (`census` false) tests pytest does not find.
+fn no_tests_counted(
+    spec: &FigureSpec,
+    tests: &TestsSpec,
+    on_wheat: &Run,
+    census: bool,
+    shown_file: &str,
+    script: bool,
+) -> Figure {
+    let why = match on_wheat.collect_errors.first() {
+        _ if !census => format!(
+            "{shown_file} ran tests that pytest does not find in it, by its own account: none is counted"
+        ),
+        Some(e) => format!(
+            "{shown_file} does not load on a correct implementation: {}",
+            collect_error_kind(e)
+        ),
+        None if on_wheat.timed_out => format!(
+            "{shown_file} did not finish within {} s on a correct implementation",
+            WHEAT_TIMEOUT.as_secs()
+        ),
+        None if script => format!("{shown_file} has no assert that checks a result"),
+        None => format!("{shown_file} has no tests pytest can find"),
+    };
+    let mut f = spec.figure(FigureState::Short, why);
+    f.numbers = BTreeMap::from([
+        ("tests".to_string(), 0.0),
+        ("passing".to_string(), 0.0),
+        ("chaffs".to_string(), tests.chaffs.len() as f64),
+        ("caught".to_string(), 0.0),
+    ]);
+    f
+}
+
+/// The runs of the wheat changed to each other reading of the handout the scheme names:
+/// the tests that failed on the wheat (`failing`) and pass on the reading, confirmed by a
+/// run of exactly those, follow that reading (they are not counted wrong).
+///
+/// Errors: the grader could not run pytest.
+fn reading_runs(
+    bench: &Bench,
+    wheat: &str,
+    sifting: &Sifting,
+    failing: &[String],
+    plan: &Plan,
+    timeout: Duration,
+) -> Result<Vec<(String, Run)>, MeasureError> {
     let mut readings = Vec::new();
     for r in &bench.spec.readings {
         let source = format!("{wheat}\n{}", r.source);
         let first = bench.run(&source, timeout, &Plan::default())?;
-        let (claims, _) = outline.sift(first, &tests_file, &shown_file, script);
+        let (claims, _) = sifting.outline.sift(
+            first,
+            sifting.tests_file,
+            sifting.shown_file,
+            sifting.script,
+        );
         // This run's claims are not checked by pytest's collection: look them up by id.
         let claimed_right: std::collections::HashSet<&str> = claims
             .tests
@@ -753,23 +901,7 @@ pub fn figure(
             },
         ));
     }
-    let mut chaff_runs = Vec::new();
-    for c in &bench.spec.chaffs {
-        let caught = confirmed
-            && !passed.is_empty()
-            && bench.fails(&format!("{wheat}\n{}", c.source), timeout, &plan)?;
-        chaff_runs.push(Run {
-            caught: Some(caught),
-            ..Run::default()
-        });
-    }
-    let mut f = judge(spec, tests, &shown_file, &on_wheat, &readings, &chaff_runs);
-    f.lines.extend(notes);
-    f.lines.extend(reads_the_implementation(root, &file, tests));
-    if !outline.print_only.is_empty() {
-        f.lines.push(print_only_line(&outline));
-    }
-    Ok(f)
+    Ok(readings)
 }
 
 /// What a test file that does not load says in a view a student sees: the kind of error
@@ -818,18 +950,15 @@ fn known_exception(message: &str) -> Option<&'static str> {
     })
 }
 
-/// Lines of the student's Python files that run with the tests (the tests file, any
-/// `conftest.py`, helper modules; not the module under test, which the runs replace) that
-/// look at the implementation's source or broadside's files instead of its behaviour, or that
-/// end their own process or build code at run time: a suite can tell the wheat from a chaff
-/// that way, or make a run look as it likes, so the marker is told where. Tests run in the
-/// same process as what they test, so nothing stops them; this says where to look.
-fn reads_the_implementation(root: &Path, tests_file: &Path, tests: &TestsSpec) -> Vec<String> {
-    let reads = r"(?i)(getsource|getsourcelines|getfile|hashlib|__file__|__code__|co_firstlineno|co_code|__loader__|get_source|broadside|\binspect\b|\blinecache\b|\bimportlib\b|\bmarshal\b|\bimport\s+dis\b|\bdis\.|\bFileIO\b|\bos\.open\b|\bos\.read\b|\bgetsize\b|\bstat\s*\(|read_bytes|read_text\s*\(|sys\.modules|sys\.argv|\bopen\s*\(|\bgetattr\s*\(|\bglobals\s*\(|\bvars\s*\()";
-    let ends = r"(\bimport\s+__main__\b|\bfrom\s+__main__\b|\b_getframe\b|\bf_back\b|\bf_globals\b|\bgc\.|\b_exit\b|\bsys\.exit\b|\bos\.kill\b|\bkillpg\b|\bsignal\.|\babort\s*\(|\b__import__\b|\bexec\s*\(|\beval\s*\(|\bcompile\s*\(|\bsetprofile\b|\bsettrace\b|pytest_runtest_makereport|pytest_runtest_logreport|pytest_report_teststatus|pytest_runtest_protocol|pytest_pyfunc_call|pytest_sessionfinish|pytest_collection_modifyitems|\bexitstatus\b|\.outcome\s*=|\blongrepr\b)";
-    // Fixed patterns: a broken one is broadside's bug, caught by the tests below.
-    let reads = regex::Regex::new(reads).expect("a valid pattern");
-    let ends = regex::Regex::new(ends).expect("a valid pattern");
+/// The files whose text [`reads_the_implementation`] reads: the tests file and every other
+/// `.py` of the submission but the module under test (hidden folders and deep ones
+/// included: a helper can be imported from anywhere the tests put on the import path); and
+/// the compiled code Python can import, whose text cannot be read.
+fn files_to_read(
+    root: &Path,
+    tests_file: &Path,
+    tests: &TestsSpec,
+) -> (Vec<std::path::PathBuf>, Vec<String>) {
     let module_file = format!("{}.py", tests.module).to_lowercase();
     let is_module = |p: &Path| {
         p.file_name()
@@ -838,8 +967,6 @@ fn reads_the_implementation(root: &Path, tests_file: &Path, tests: &TestsSpec) -
             .to_lowercase()
             == module_file
     };
-    // Every file of the submission, hidden folders and deep ones included: a helper can be
-    // imported from anywhere the tests put on the import path.
     let mut files = vec![tests_file.to_path_buf()];
     let mut compiled = Vec::new();
     let all: Vec<std::path::PathBuf> = if root.is_dir() {
@@ -875,6 +1002,22 @@ fn reads_the_implementation(root: &Path, tests_file: &Path, tests: &TestsSpec) -
             compiled.push(shown(root, &other));
         }
     }
+    (files, compiled)
+}
+
+/// Lines of the student's Python files that run with the tests (the tests file, any
+/// `conftest.py`, helper modules; not the module under test, which the runs replace) that
+/// look at the implementation's source or broadside's files instead of its behaviour, or that
+/// end their own process or build code at run time: a suite can tell the wheat from a chaff
+/// that way, or make a run look as it likes, so the marker is told where. Tests run in the
+/// same process as what they test, so nothing stops them; this says where to look.
+fn reads_the_implementation(root: &Path, tests_file: &Path, tests: &TestsSpec) -> Vec<String> {
+    let reads = r"(?i)(getsource|getsourcelines|getfile|hashlib|__file__|__code__|co_firstlineno|co_code|__loader__|get_source|broadside|\binspect\b|\blinecache\b|\bimportlib\b|\bmarshal\b|\bimport\s+dis\b|\bdis\.|\bFileIO\b|\bos\.open\b|\bos\.read\b|\bgetsize\b|\bstat\s*\(|read_bytes|read_text\s*\(|sys\.modules|sys\.argv|\bopen\s*\(|\bgetattr\s*\(|\bglobals\s*\(|\bvars\s*\()";
+    let ends = r"(\bimport\s+__main__\b|\bfrom\s+__main__\b|\b_getframe\b|\bf_back\b|\bf_globals\b|\bgc\.|\b_exit\b|\bsys\.exit\b|\bos\.kill\b|\bkillpg\b|\bsignal\.|\babort\s*\(|\b__import__\b|\bexec\s*\(|\beval\s*\(|\bcompile\s*\(|\bsetprofile\b|\bsettrace\b|pytest_runtest_makereport|pytest_runtest_logreport|pytest_report_teststatus|pytest_runtest_protocol|pytest_pyfunc_call|pytest_sessionfinish|pytest_collection_modifyitems|\bexitstatus\b|\.outcome\s*=|\blongrepr\b)";
+    // Fixed patterns: a broken one is broadside's bug, caught by the tests below.
+    let reads = regex::Regex::new(reads).expect("a valid pattern");
+    let ends = regex::Regex::new(ends).expect("a valid pattern");
+    let (files, mut compiled) = files_to_read(root, tests_file, tests);
     let mut out = Vec::new();
     for file in files.iter().take(2_000) {
         let text = read_lossy(file);
@@ -1027,144 +1170,24 @@ pub(super) fn judge(
         }
     }
     let good: BTreeSet<&str> = ids.iter().copied().filter(|id| wheat.passed(id)).collect();
-    let shown_as = |id: &str| -> String {
-        wheat
-            .outcome(id)
-            .map(|r| r.shown.clone())
-            .unwrap_or_default()
-    };
-    let at = |id: &str| -> u32 { wheat.outcome(id).map_or(0, |r| r.at) };
     // Each kind of line names a test (all its cases) once, and lists at most MOST_LINES.
-    let mut readings_lines = Listed::default();
-    let mut wrong_lines = Listed::default();
-    let mut wrong = 0;
-    for id in &ids {
-        if good.contains(id) {
-            continue;
-        }
-        let record = wheat.outcome(id);
-        if record.is_some_and(|r| r.outcome == "skipped") {
-            continue;
-        }
-        if let Some((decision, _)) = readings.iter().find(|(_, run)| run.passed(id)) {
-            readings_lines.add(
-                shown_as(id),
-                at(id),
-                format!(
-                    "{} follows the accepted other reading `{decision}` (right, but it catches no buggy version)",
-                    shown_as(id)
-                ),
-            );
-            continue;
-        }
-        wrong += 1;
-        let message = record.map(|r| r.message.as_str()).unwrap_or_default();
-        let why = if message.contains("did not finish") || message.contains("DidNotFinishError") {
-            ": it did not finish within 10 s".to_string()
-        } else {
-            known_exception(message)
-                .map(|k| format!(": {k}"))
-                .unwrap_or_default()
-        };
-        wrong_lines.add(
-            shown_as(id),
-            at(id),
-            format!(
-                "{} fails on a correct implementation, so it is wrong{why}",
-                shown_as(id)
-            ),
-        );
-    }
-    let mut broke_lines = Listed::default();
-    for r in &wheat.tests {
-        for b in &r.broke {
-            let clause = tests
-                .assumptions
-                .iter()
-                .find(|a| a.function == b.function)
-                .map_or("", |a| a.clause.as_str());
-            broke_lines.add(
-                format!("{}\t{}", r.shown, b.function),
-                r.at,
-                format!(
-                    "{} calls {} with arguments that break what the handout lets {} assume ({clause})",
-                    r.shown, b.function, b.function
-                ),
-            );
-        }
-    }
+    let (wrong, wrong_lines, readings_lines) = wrong_on_the_wheat(&ids, &good, wheat, readings);
+    let broke_lines = broken_assumptions(wheat, tests);
     // One per test and function, however often the tests say it happened.
     let broke = broke_lines.keys.len() as u32;
-    let calls = |id: &str| -> Vec<String> {
-        wheat
-            .outcome(id)
-            .map(|r| r.calls.clone())
-            .unwrap_or_default()
-    };
-    let mut idle_lines = Listed::default();
-    let busy: BTreeSet<String> = good
-        .iter()
-        .filter(|id| !calls(id).is_empty())
-        .map(|id| shown_as(id))
-        .collect();
-    for id in &good {
-        if !busy.contains(&shown_as(id)) {
-            idle_lines.add(
-                shown_as(id),
-                at(id),
-                format!(
-                    "{} calls none of the testable functions itself",
-                    shown_as(id)
-                ),
-            );
-        }
-    }
     let mut lines = Vec::new();
     for (listed, what) in [
         (wrong_lines, "tests wrong"),
         (broke_lines, "calls that break an assumption"),
         (readings_lines, "tests that follow another reading"),
-        (idle_lines, "tests that call none of the testable functions"),
+        (
+            idle(&good, wheat),
+            "tests that call none of the testable functions",
+        ),
     ] {
         listed.into_lines(what, &mut lines);
     }
-    let mut per: BTreeMap<&str, FunctionTests> = BTreeMap::new();
-    for f in &tests.functions {
-        per.insert(
-            f,
-            FunctionTests {
-                function: f.clone(),
-                tests: good.iter().filter(|id| calls(id).contains(f)).count(),
-                chaffs: 0,
-                caught: 0,
-                untested: Vec::new(),
-            },
-        );
-    }
-    let mut caught_total = 0;
-    for (chaff, run) in tests.chaffs.iter().zip(chaffs) {
-        let caught = run
-            .caught
-            .unwrap_or_else(|| good.iter().any(|id| !run.passed(id)));
-        let Some(row) = per.get_mut(chaff.function.as_str()) else {
-            continue;
-        };
-        row.chaffs += 1;
-        if caught {
-            row.caught += 1;
-            caught_total += 1;
-        } else {
-            row.untested.push(format!(
-                "{} (the handout: {})",
-                chaff.untested, chaff.clause
-            ));
-        }
-    }
-    let functions: Vec<FunctionTests> = tests
-        .functions
-        .iter()
-        .filter_map(|f| per.remove(f.as_str()))
-        .collect();
+    let (functions, caught_total) = per_function(tests, &good, wheat, chaffs);
     let enough = functions
         .iter()
         .filter(|r| r.tests >= tests.at_least as usize)
@@ -1212,6 +1235,155 @@ pub(super) fn judge(
     ]);
     f.functions = functions;
     f
+}
+
+/// The tests (`ids`, those not `good`) that fail on the wheat: how many are wrong, their
+/// lines, and the lines of those that follow an accepted other reading instead (right, but
+/// catching nothing). Skipped tests are neither.
+fn wrong_on_the_wheat(
+    ids: &[&str],
+    good: &BTreeSet<&str>,
+    wheat: &Run,
+    readings: &[(String, Run)],
+) -> (u32, Listed, Listed) {
+    let mut readings_lines = Listed::default();
+    let mut wrong_lines = Listed::default();
+    let mut wrong = 0;
+    for id in ids {
+        if good.contains(id) {
+            continue;
+        }
+        let record = wheat.outcome(id);
+        if record.is_some_and(|r| r.outcome == "skipped") {
+            continue;
+        }
+        if let Some((decision, _)) = readings.iter().find(|(_, run)| run.passed(id)) {
+            readings_lines.add(
+                wheat.shown_as(id),
+                wheat.at(id),
+                format!(
+                    "{} follows the accepted other reading `{decision}` (right, but it catches no buggy version)",
+                    wheat.shown_as(id)
+                ),
+            );
+            continue;
+        }
+        wrong += 1;
+        let message = record.map(|r| r.message.as_str()).unwrap_or_default();
+        let why = if message.contains("did not finish") || message.contains("DidNotFinishError") {
+            ": it did not finish within 10 s".to_string()
+        } else {
+            known_exception(message)
+                .map(|k| format!(": {k}"))
+                .unwrap_or_default()
+        };
+        wrong_lines.add(
+            wheat.shown_as(id),
+            wheat.at(id),
+            format!(
+                "{} fails on a correct implementation, so it is wrong{why}",
+                wheat.shown_as(id)
+            ),
+        );
+    }
+    (wrong, wrong_lines, readings_lines)
+}
+
+/// The calls the tests made with arguments the handout lets the function assume away, one
+/// line per test and function.
+fn broken_assumptions(wheat: &Run, tests: &TestsSpec) -> Listed {
+    let mut broke_lines = Listed::default();
+    for r in &wheat.tests {
+        for b in &r.broke {
+            let clause = tests
+                .assumptions
+                .iter()
+                .find(|a| a.function == b.function)
+                .map_or("", |a| a.clause.as_str());
+            broke_lines.add(
+                format!("{}\t{}", r.shown, b.function),
+                r.at,
+                format!(
+                    "{} calls {} with arguments that break what the handout lets {} assume ({clause})",
+                    r.shown, b.function, b.function
+                ),
+            );
+        }
+    }
+    broke_lines
+}
+
+/// The `good` tests that call none of the testable functions themselves (a test whose
+/// every case is idle).
+fn idle(good: &BTreeSet<&str>, wheat: &Run) -> Listed {
+    let mut idle_lines = Listed::default();
+    let busy: BTreeSet<String> = good
+        .iter()
+        .filter(|id| !wheat.calls(id).is_empty())
+        .map(|id| wheat.shown_as(id))
+        .collect();
+    for id in good {
+        if !busy.contains(&wheat.shown_as(id)) {
+            idle_lines.add(
+                wheat.shown_as(id),
+                wheat.at(id),
+                format!(
+                    "{} calls none of the testable functions itself",
+                    wheat.shown_as(id)
+                ),
+            );
+        }
+    }
+    idle_lines
+}
+
+/// Each testable function's row: the `good` tests that call it and the chaffs of it they
+/// catch (with what the uncaught ones leave untested); and how many chaffs were caught in
+/// all.
+fn per_function(
+    tests: &TestsSpec,
+    good: &BTreeSet<&str>,
+    wheat: &Run,
+    chaffs: &[Run],
+) -> (Vec<FunctionTests>, usize) {
+    let mut per: BTreeMap<&str, FunctionTests> = BTreeMap::new();
+    for f in &tests.functions {
+        per.insert(
+            f,
+            FunctionTests {
+                function: f.clone(),
+                tests: good.iter().filter(|id| wheat.calls(id).contains(f)).count(),
+                chaffs: 0,
+                caught: 0,
+                untested: Vec::new(),
+            },
+        );
+    }
+    let mut caught_total = 0;
+    for (chaff, run) in tests.chaffs.iter().zip(chaffs) {
+        let caught = run
+            .caught
+            .unwrap_or_else(|| good.iter().any(|id| !run.passed(id)));
+        let Some(row) = per.get_mut(chaff.function.as_str()) else {
+            continue;
+        };
+        row.chaffs += 1;
+        if caught {
+            row.caught += 1;
+            caught_total += 1;
+        } else {
+            row.untested.push(format!(
+                "{} (the handout: {})",
+                chaff.untested, chaff.clause
+            ));
+        }
+    }
+    let functions = tests
+        .functions
+        .iter()
+        .filter_map(|f| per.remove(f.as_str()))
+        .collect();
+    (functions, caught_total)
 }
 
 #[cfg(test)]

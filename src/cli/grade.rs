@@ -122,14 +122,223 @@ pub fn grade(args: GradeArgs) -> Result<u8, Error> {
             joined(&args.suites)
         )));
     }
-    let template = template_or_default(args.target.as_deref(), &loaded.scenarios, &specs)?;
-    let template_spec: broadside::target::TargetSpec = template
+    let (template, template_spec) = template_of(&args, &loaded.scenarios, &specs)?;
+    // The links to folders whose names are not UTF-8 (made as the class is discovered) go
+    // when grading ends, however it ends.
+    let _aliases = scopeguard(broadside::grade::drop_aliases);
+    let submissions = class_to_grade(&args)?;
+    let users = broadside::target::limits::claim_uid_block()
+        .map_err(|e| Error::grader("failed to claim users for the job slots", &e))?;
+    let limits = limits_for(&args, &suites, &template_spec)?;
+    let jobs = args.jobs.map_or_else(
+        || std::thread::available_parallelism().map_or(1, |n| n.get()),
+        usize::from,
+    );
+    let stop = install_ctrl_c(
+        std::time::Duration::from_secs_f64(args.stop_grace),
+        users.base,
+        jobs,
+    );
+    let scheme = if args.marking {
+        Some(marking_for(&loaded.scenarios, &limits, users.base)?)
+    } else {
+        None
+    };
+    let plan = Plan {
+        marking: scheme.as_ref(),
+        scenarios: &loaded.scenarios,
+        submissions,
+        out: args.out.clone(),
+        formats: args.formats.clone(),
+        hidden: suites.hidden_results(),
+        jobs,
+        resume: args.resume,
+        stop,
+        slot_users: Some(users.base),
+        settings: settings(&template, &limits, &suites, args.marking),
+    };
+    let transcripts = args
+        .transcript
+        .as_deref()
+        .map(super::transcript_sink)
+        .transpose()?;
+    let targets = Targets {
+        template: &template,
+        command: template_spec.is_command(),
+        limits: &limits,
+        base: users.base,
+        transcripts: transcripts.as_ref(),
+    };
+    let make = |sub: &Submission, slot: usize| targets.make(sub, slot);
+    let progress = Reporter::new(plan.submissions.len());
+    let start = std::time::Instant::now();
+    let results = broadside::grade::grade(&plan, &make, &progress);
+    progress.done();
+    warn_strays(&args.submissions);
+    let Tally {
+        graded,
+        resumed,
+        not_started,
+        write_errors,
+        not_graded,
+    } = Tally::of(results, &plan.submissions);
+    if let Some(sink) = &transcripts {
+        super::warn_transcripts(sink);
+    }
+    let summary = ClassSummary::build(
+        suites.title(),
+        args.shard.map(|s| s.to_string()),
+        &graded,
+        not_graded,
+    )?;
+    let html = args.formats.contains(&Written::Html);
+    write_summary(&args.out, &summary, html.then_some(graded.as_slice()))?;
+    say_graded(
+        &args.out,
+        &summary,
+        &graded,
+        &plan,
+        &Said {
+            start,
+            resumed,
+            not_started,
+            html,
+        },
+    );
+    Ok(if not_started > 0 || write_errors > 0 {
+        exit::FAILED
+    } else {
+        exit::PASSED
+    })
+}
+
+/// `--target`'s template (or the assignment's default), and the target kind it names.
+///
+/// Errors: no template for the suites' assignment, or one that does not parse (exit 2).
+fn template_of(
+    args: &GradeArgs,
+    scenarios: &[broadside::scenario::Scenario],
+    specs: &broadside::spec::SpecSet,
+) -> Result<(String, broadside::target::TargetSpec), Error> {
+    let template = template_or_default(args.target.as_deref(), scenarios, specs)?;
+    let spec = template
         .parse()
         .map_err(|e: String| Error::Input(format!("--target: {e}")))?;
+    Ok((template, spec))
+}
+
+/// The children's limits: `--limits` over the suites', with the suites' Python packages
+/// for a Python target.
+///
+/// Errors: a package cannot be installed (broadside's failure: nothing is graded).
+fn limits_for(
+    args: &GradeArgs,
+    suites: &broadside::suite::Suites,
+    target: &broadside::target::TargetSpec,
+) -> Result<broadside::target::limits::Limits, Error> {
+    let mut limits = args.limits.limits(&suites.limits());
+    super::limits::provide_python_packages(
+        suites,
+        matches!(target, broadside::target::TargetSpec::Python(_)),
+        &mut limits,
+    )?;
+    Ok(limits)
+}
+
+/// What else the reports depend on (target, limits, what students may see, marking), so
+/// `--resume` regrades when it changes.
+fn settings(
+    template: &str,
+    limits: &broadside::target::limits::Limits,
+    suites: &broadside::suite::Suites,
+    marking: bool,
+) -> String {
+    format!(
+        "target {template}; limits {limits:?}; hidden results {:?}{}",
+        suites.hidden_results(),
+        if marking { "; marking" } else { "" }
+    )
+}
+
+/// Names the loose files of the class folder on standard error, never skipped in silence.
+/// They stay out of the summary's `not_graded`, which lists submissions to finish with
+/// `--resume` (and must be empty for `merge`).
+fn warn_strays(class: &Utf8Path) {
+    for f in broadside::grade::strays(class) {
+        let _ = writeln!(
+            anstream::stderr(),
+            "warning: {} in {} is a file, not a submission folder: not graded",
+            printable(&f),
+            class
+        );
+    }
+}
+
+/// The marking scheme of the suites' assignment, its student-tests figure given the suites'
+/// Python packages, once the tools it needs are checked.
+///
+/// Errors: no scheme for the assignment (exit 2), or a tool it needs missing (exit 3).
+fn marking_for(
+    scenarios: &[broadside::scenario::Scenario],
+    limits: &broadside::target::limits::Limits,
+    base: u32,
+) -> Result<broadside::marking::Scheme, Error> {
+    let mut scheme = marking_scheme(scenarios)?;
+    if let Some(tests) = scheme.tests.as_mut() {
+        tests.python_packages = limits.python_packages.clone();
+    }
+    broadside::marking::check_tools(&scheme, base).map_err(|e| Error::Grader(e.0))?;
+    Ok(scheme)
+}
+
+/// How `grade` makes each submission's target: `--target`'s template with the folder in
+/// place of `{}`, run as the job slot's user.
+struct Targets<'a> {
+    template: &'a str,
+    /// A `cmd:` or `exec:` template, which goes through `sh -c`.
+    command: bool,
+    limits: &'a broadside::target::limits::Limits,
+    /// The first job slot's user.
+    base: u32,
+    transcripts: Option<&'a broadside::dialogue::transcript::TranscriptSink>,
+}
+
+impl Targets<'_> {
+    /// The target of `sub` in job slot `slot`. Errors: the target could not be made; the
+    /// submission is then not graded (listed with why, retried by `--resume`).
+    fn make(
+        &self,
+        sub: &Submission,
+        slot: usize,
+    ) -> Result<Box<dyn broadside::target::Target>, GradeError> {
+        // Through `sh -c`, the folder is quoted as one word.
+        let path = if self.command {
+            shlex::try_quote(sub.path.as_str())
+                .map(|q| q.into_owned())
+                .unwrap_or_else(|_| sub.path.to_string())
+        } else {
+            sub.path.to_string()
+        };
+        let spec = self.template.replace("{}", &path);
+        let uid = self.base + u32::try_from(slot).unwrap_or(0);
+        let spec: broadside::target::TargetSpec = spec.parse().map_err(GradeError::NotGraded)?;
+        let mut target = broadside::target::from_spec(&spec, self.limits.clone(), uid)
+            .map_err(|e| GradeError::NotGraded(e.to_string()))?;
+        if let Some(sink) = self.transcripts {
+            target.keep_transcripts(&sink.for_submission(&sub.id));
+        }
+        Ok(target)
+    }
+}
+
+/// The submissions `grade` grades (its shard of the class), once the class folder and
+/// `--out` are checked and `--out` is made.
+///
+/// Errors: no submissions, one named as a file of the class summary, stale reports in
+/// `--out` (without `--clean`), `--out` a file (exit 2); `--out` cannot be made (exit 3).
+fn class_to_grade(args: &GradeArgs) -> Result<Vec<Submission>, Error> {
     check_out_folder(&args.out, &args.submissions, &args.suites)?;
     let mut submissions = discover(&args.submissions)?;
-    // The links to folders whose names are not UTF-8 go when grading ends, however it ends.
-    let _aliases = scopeguard(broadside::grade::drop_aliases);
     if let Some(s) = submissions
         .iter()
         .find(|s| ["summary.json", "summary.csv", CLASS_REPORT].contains(&s.id.as_str()))
@@ -162,136 +371,84 @@ pub fn grade(args: GradeArgs) -> Result<u8, Error> {
             args.out
         ))
     })?;
-    let users = broadside::target::limits::claim_uid_block()
-        .map_err(|e| Error::grader("failed to claim users for the job slots", &e))?;
-    let mut limits = args.limits.limits(&suites.limits());
-    super::limits::provide_python_packages(
-        &suites,
-        matches!(template_spec, broadside::target::TargetSpec::Python(_)),
-        &mut limits,
-    )?;
-    let jobs = args.jobs.map_or_else(
-        || std::thread::available_parallelism().map_or(1, |n| n.get()),
-        usize::from,
-    );
-    let stop = install_ctrl_c(
-        std::time::Duration::from_secs_f64(args.stop_grace),
-        users.base,
-        jobs,
-    );
-    let scheme = if args.marking {
-        let mut scheme = marking_scheme(&loaded.scenarios)?;
-        if let Some(tests) = scheme.tests.as_mut() {
-            tests.python_packages = limits.python_packages.clone();
-        }
-        broadside::marking::check_tools(&scheme, users.base).map_err(|e| Error::Grader(e.0))?;
-        Some(scheme)
-    } else {
-        None
-    };
-    let plan = Plan {
-        marking: scheme.as_ref(),
-        scenarios: &loaded.scenarios,
-        submissions,
-        out: args.out.clone(),
-        formats: args.formats.clone(),
-        hidden: suites.hidden_results(),
-        jobs,
-        resume: args.resume,
-        stop,
-        slot_users: Some(users.base),
-        settings: format!(
-            "target {template}; limits {limits:?}; hidden results {:?}{}",
-            suites.hidden_results(),
-            if args.marking { "; marking" } else { "" }
-        ),
-    };
-    let transcripts = args
-        .transcript
-        .as_deref()
-        .map(super::transcript_sink)
-        .transpose()?;
-    let make = |sub: &Submission, slot: usize| {
-        // A `cmd:` or `exec:` template goes through `sh -c`: the folder is quoted as one word.
-        let path = if template_spec.is_command() {
-            shlex::try_quote(sub.path.as_str())
-                .map(|q| q.into_owned())
-                .unwrap_or_else(|_| sub.path.to_string())
-        } else {
-            sub.path.to_string()
-        };
-        let spec = template.replace("{}", &path);
-        let uid = users.base + u32::try_from(slot).unwrap_or(0);
-        // Either way the submission is not graded (listed with why, retried by --resume).
-        let spec: broadside::target::TargetSpec = spec.parse().map_err(GradeError::NotGraded)?;
-        let mut target = broadside::target::from_spec(&spec, limits.clone(), uid)
-            .map_err(|e| GradeError::NotGraded(e.to_string()))?;
-        if let Some(sink) = &transcripts {
-            target.keep_transcripts(&sink.for_submission(&sub.id));
-        }
-        Ok(target)
-    };
-    let progress = Reporter::new(plan.submissions.len());
-    let start = std::time::Instant::now();
-    let results = broadside::grade::grade(&plan, &make, &progress);
-    progress.done();
-    let mut graded: Vec<(String, broadside::report::Report)> = Vec::new();
-    let (mut resumed, mut not_started, mut write_errors) = (0, 0, 0);
-    // Loose files in the class folder are named on standard error, never skipped in
-    // silence. They stay out of the summary's `not_graded`, which lists submissions to
-    // finish with `--resume` (and must be empty for `merge`).
-    for f in broadside::grade::strays(&args.submissions) {
-        let _ = writeln!(
-            anstream::stderr(),
-            "warning: {} in {} is a file, not a submission folder: not graded",
-            printable(&f),
-            args.submissions
-        );
-    }
-    let mut not_graded = Vec::new();
-    for (r, sub) in results.into_iter().zip(&plan.submissions) {
-        if !matches!(r, Some(Ok(_))) {
-            not_graded.push(sub.id.clone());
-        }
-        match r {
-            Some(Ok(Graded {
-                id,
-                report,
-                resumed: again,
-            })) => {
-                resumed += usize::from(again);
-                graded.push((id, report));
+    Ok(submissions)
+}
+
+/// How the class's grading went, submission by submission.
+#[derive(Default)]
+struct Tally {
+    graded: Vec<(String, broadside::report::Report)>,
+    /// Reports kept from an earlier run (`--resume`).
+    resumed: usize,
+    /// Submissions an interrupt left unstarted.
+    not_started: usize,
+    /// Reports that could not be written.
+    write_errors: usize,
+    /// Every submission without a report: to finish with `--resume`.
+    not_graded: Vec<String>,
+}
+
+impl Tally {
+    /// Tallies `results` (one per submission, in order); a report that could not be
+    /// written is said on standard error.
+    fn of(
+        results: Vec<Option<Result<Graded, broadside::grade::GradeError>>>,
+        submissions: &[Submission],
+    ) -> Tally {
+        let mut t = Tally::default();
+        for (r, sub) in results.into_iter().zip(submissions) {
+            if !matches!(r, Some(Ok(_))) {
+                t.not_graded.push(sub.id.clone());
             }
-            Some(Err(e)) => {
-                write_errors += 1;
-                let _ = writeln!(anstream::stderr(), "error: {e}");
+            match r {
+                Some(Ok(Graded {
+                    id,
+                    report,
+                    resumed: again,
+                })) => {
+                    t.resumed += usize::from(again);
+                    t.graded.push((id, report));
+                }
+                Some(Err(e)) => {
+                    t.write_errors += 1;
+                    let _ = writeln!(anstream::stderr(), "error: {e}");
+                }
+                None => t.not_started += 1,
             }
-            None => not_started += 1,
         }
+        t
     }
-    if let Some(sink) = &transcripts {
-        super::warn_transcripts(sink);
-    }
-    let summary = ClassSummary::build(
-        suites.title(),
-        args.shard.map(|s| s.to_string()),
-        &graded,
-        not_graded,
-    )?;
-    let html = args.formats.contains(&Written::Html);
-    write_summary(&args.out, &summary, html.then_some(graded.as_slice()))?;
+}
+
+/// What [`say_graded`] says besides the summary.
+struct Said {
+    start: std::time::Instant,
+    resumed: usize,
+    not_started: usize,
+    html: bool,
+}
+
+/// The run's last lines on standard error: how many were graded and how fast, where the
+/// summary is, the hardest scenarios, and how to finish an interrupted run.
+fn say_graded(
+    out: &Utf8Path,
+    summary: &ClassSummary,
+    graded: &[(String, broadside::report::Report)],
+    plan: &Plan,
+    said: &Said,
+) {
     let mut err = anstream::stderr();
     let _ = writeln!(
         err,
         "graded {} of {} in {:.1} s ({} resumed); summary in {}",
         graded.len(),
         plural(plan.submissions.len(), "submission", "submissions"),
-        start.elapsed().as_secs_f64(),
-        resumed,
-        args.out.join("summary.csv")
+        said.start.elapsed().as_secs_f64(),
+        said.resumed,
+        out.join("summary.csv")
     );
-    if html {
-        let _ = writeln!(err, "  class report: {}", args.out.join(CLASS_REPORT));
+    if said.html {
+        let _ = writeln!(err, "  class report: {}", out.join(CLASS_REPORT));
     }
     for s in summary
         .scenarios
@@ -306,17 +463,13 @@ pub fn grade(args: GradeArgs) -> Result<u8, Error> {
             s.failure_rate * 100.0
         );
     }
-    if not_started > 0 {
+    if said.not_started > 0 {
         let _ = writeln!(
             err,
-            "interrupted: {not_started} not graded; run again with --resume to finish"
+            "interrupted: {} not graded; run again with --resume to finish",
+            said.not_started
         );
     }
-    Ok(if not_started > 0 || write_errors > 0 {
-        exit::FAILED
-    } else {
-        exit::PASSED
-    })
 }
 
 /// The folders in `out` that hold a `report.json` but are no submission of the class (a

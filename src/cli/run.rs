@@ -5,9 +5,10 @@ use super::{color_for, joined, specs_or_diagnostics, warn_readable_hidden};
 use crate::{Error, exit};
 use broadside::load;
 use broadside::report::{self, Report};
+use broadside::spec::SpecSet;
 use broadside::target::TargetSpec;
 use broadside::target::limits;
-use camino::Utf8PathBuf;
+use camino::{Utf8Path, Utf8PathBuf};
 use clap::ValueEnum;
 use std::io::{IsTerminal, Write};
 
@@ -143,38 +144,7 @@ pub(crate) fn run(args: RunArgs) -> Result<u8, Error> {
     // what else is missing, in one command to copy).
     let target: TargetSpec = target.parse().map_err(Error::Input)?;
     broadside::target::check_ahead(&target);
-    let (mut loaded, suites) = load::load_suites(&paths, &specs);
-    if let Some(id) = &assignment {
-        if broadside::published::files(id).is_empty() {
-            let known = broadside::published::assignments().join(", ");
-            return Err(Error::Input(format!(
-                "no published scenarios for `{id}`; expected one of: {known}"
-            )));
-        }
-        match broadside::published::load(id, &specs) {
-            // A published scenario also named by a path (`--assignment solo-10x10
-            // fixtures/scenarios/solo-10x10`) is played once, as the path gives it.
-            Ok(s) => {
-                let given: Vec<&str> = loaded.scenarios.iter().map(|g| &*g.source.text).collect();
-                let new: Vec<_> = s
-                    .into_iter()
-                    .filter(|p| !given.contains(&&*p.source.text))
-                    .collect();
-                loaded.scenarios.extend(new);
-            }
-            Err(errors) => loaded.errors.extend(errors),
-        }
-    }
-    if !loaded.errors.is_empty() {
-        return Err(Error::Diagnostics(loaded.errors));
-    }
-    warn_readable_hidden(&loaded.scenarios);
-    if loaded.scenarios.is_empty() {
-        return Err(Error::Input(format!(
-            "no scenarios found under {}",
-            joined(&paths)
-        )));
-    }
+    let (loaded, suites) = scenarios_to_run(&paths, assignment.as_deref(), &specs)?;
     let mut limits = limit_args.limits(&suites.limits());
     super::limits::provide_python_packages(
         &suites,
@@ -182,21 +152,7 @@ pub(crate) fn run(args: RunArgs) -> Result<u8, Error> {
         &mut limits,
     )?;
     let start = std::time::Instant::now();
-    // As root, the submission runs as a user of its own (a block claimed as `grade` claims
-    // its slots'), so whatever it leaves running, however it sheds broadside's mark, is
-    // found by its user afterwards, killed and reported, and never meets the next run.
-    let users = if limits::running_as_root() {
-        Some(
-            limits::claim_uid_block()
-                .map_err(|e| Error::grader("failed to claim a user for the submission", &e))?,
-        )
-    } else {
-        None
-    };
-    let uid = users.as_ref().map_or(limits::NOBODY, |b| b.base);
-    if users.is_some() {
-        broadside::target::process::kill_user(uid);
-    }
+    let (users, uid) = submission_user()?;
     let mut target = broadside::target::from_spec(&target, limits, uid)?;
     let transcripts = transcript
         .map(|dir| super::transcript_sink(&dir))
@@ -242,42 +198,7 @@ pub(crate) fn run(args: RunArgs) -> Result<u8, Error> {
         Audience::Staff => report.clone(),
         Audience::Student => report::for_students(&report, hidden),
     };
-    let text = match (format, &out) {
-        (Format::Json, _) => report::to_json(&view),
-        (Format::Gradescope, _) => report::to_gradescope(&report, hidden),
-        (Format::Prairielearn, _) => report::to_prairielearn(&report, hidden),
-        (Format::Junit, _) => report::to_junit(&view),
-        (Format::Text, Some(_)) => report::to_text(&view, false),
-        (Format::Text, None) => report::to_text(&view, color_for(std::io::stdout().is_terminal())),
-    };
-    match &out {
-        Some(path) => {
-            // `/autograder/results` or `/grade/results` need not exist yet.
-            if let Some(dir) = path.parent().filter(|d| !d.as_str().is_empty()) {
-                std::fs::create_dir_all(dir).map_err(|e| {
-                    Error::Grader(format!(
-                        "failed to create the folder {dir} for the report: {e}"
-                    ))
-                })?;
-            }
-            broadside::grade::write_atomic(path, &text)
-                .map_err(|e| Error::Grader(format!("failed to write the report: {e}")))?;
-            // One line for whoever watches the run (a Gradescope or PrairieLearn job log),
-            // counted as students may see them.
-            let s = report::for_students(&report, hidden).summary;
-            let _ = writeln!(
-                anstream::stderr(),
-                "{} scenarios listed: {} passed, {} failed, {} errors; score {}/{}; report in {path}",
-                s.scenarios,
-                s.passed,
-                s.failed,
-                s.errors,
-                s.score,
-                s.max_score
-            );
-        }
-        None => write!(anstream::stdout(), "{text}")?,
-    }
+    write_report(&report, &view, format, out.as_deref(), hidden)?;
     if let Some(sink) = &transcripts {
         super::warn_transcripts(sink);
     }
@@ -292,6 +213,125 @@ pub(crate) fn run(args: RunArgs) -> Result<u8, Error> {
     } else {
         exit::FAILED
     })
+}
+
+/// The scenarios `run` plays: those under `paths` and, with `--assignment`, the published
+/// ones (a published scenario a path also names is played once, as the path gives it).
+///
+/// Errors: no published scenarios for the assignment, scenarios that do not load
+/// (file:line:col), or none at all (exit 2).
+fn scenarios_to_run(
+    paths: &[Utf8PathBuf],
+    assignment: Option<&str>,
+    specs: &SpecSet,
+) -> Result<(load::Loaded, broadside::suite::Suites), Error> {
+    let (mut loaded, suites) = load::load_suites(paths, specs);
+    if let Some(id) = assignment {
+        if broadside::published::files(id).is_empty() {
+            let known = broadside::published::assignments().join(", ");
+            return Err(Error::Input(format!(
+                "no published scenarios for `{id}`; expected one of: {known}"
+            )));
+        }
+        match broadside::published::load(id, specs) {
+            // A published scenario also named by a path (`--assignment solo-10x10
+            // fixtures/scenarios/solo-10x10`) is played once, as the path gives it.
+            Ok(s) => {
+                let given: Vec<&str> = loaded.scenarios.iter().map(|g| &*g.source.text).collect();
+                let new: Vec<_> = s
+                    .into_iter()
+                    .filter(|p| !given.contains(&&*p.source.text))
+                    .collect();
+                loaded.scenarios.extend(new);
+            }
+            Err(errors) => loaded.errors.extend(errors),
+        }
+    }
+    if !loaded.errors.is_empty() {
+        return Err(Error::Diagnostics(loaded.errors));
+    }
+    warn_readable_hidden(&loaded.scenarios);
+    if loaded.scenarios.is_empty() {
+        return Err(Error::Input(format!(
+            "no scenarios found under {}",
+            joined(paths)
+        )));
+    }
+    Ok((loaded, suites))
+}
+
+/// The user the submission runs as. As root, a user of its own (a block claimed as `grade`
+/// claims its slots'), with anything still running as it killed, so whatever the
+/// submission leaves running, however it sheds broadside's mark, is found by its user
+/// afterwards, killed and reported, and never meets the next run; otherwise `nobody`'s
+/// number, unused.
+///
+/// Errors: no user could be claimed (exit 3).
+fn submission_user() -> Result<(Option<limits::UidBlock>, u32), Error> {
+    let users = if limits::running_as_root() {
+        Some(
+            limits::claim_uid_block()
+                .map_err(|e| Error::grader("failed to claim a user for the submission", &e))?,
+        )
+    } else {
+        None
+    };
+    let uid = users.as_ref().map_or(limits::NOBODY, |b| b.base);
+    if users.is_some() {
+        broadside::target::process::kill_user(uid);
+    }
+    Ok((users, uid))
+}
+
+/// Writes `view` (the report as its audience sees it) in `format` to `out`, or to standard
+/// output; the Gradescope and PrairieLearn formats hide from `report` what `hidden` says.
+/// Written to a file, one line on standard error counts the scenarios as students see them.
+///
+/// Errors: the report cannot be written (exit 3).
+fn write_report(
+    report: &Report,
+    view: &Report,
+    format: Format,
+    out: Option<&Utf8Path>,
+    hidden: report::HiddenResults,
+) -> Result<(), Error> {
+    let text = match (format, out) {
+        (Format::Json, _) => report::to_json(view),
+        (Format::Gradescope, _) => report::to_gradescope(report, hidden),
+        (Format::Prairielearn, _) => report::to_prairielearn(report, hidden),
+        (Format::Junit, _) => report::to_junit(view),
+        (Format::Text, Some(_)) => report::to_text(view, false),
+        (Format::Text, None) => report::to_text(view, color_for(std::io::stdout().is_terminal())),
+    };
+    match out {
+        Some(path) => {
+            // `/autograder/results` or `/grade/results` need not exist yet.
+            if let Some(dir) = path.parent().filter(|d| !d.as_str().is_empty()) {
+                std::fs::create_dir_all(dir).map_err(|e| {
+                    Error::Grader(format!(
+                        "failed to create the folder {dir} for the report: {e}"
+                    ))
+                })?;
+            }
+            broadside::grade::write_atomic(path, &text)
+                .map_err(|e| Error::Grader(format!("failed to write the report: {e}")))?;
+            // One line for whoever watches the run (a Gradescope or PrairieLearn job log),
+            // counted as students may see them.
+            let s = report::for_students(report, hidden).summary;
+            let _ = writeln!(
+                anstream::stderr(),
+                "{} scenarios listed: {} passed, {} failed, {} errors; score {}/{}; report in {path}",
+                s.scenarios,
+                s.passed,
+                s.failed,
+                s.errors,
+                s.score,
+                s.max_score
+            );
+        }
+        None => write!(anstream::stdout(), "{text}")?,
+    }
+    Ok(())
 }
 
 /// `run`'s live view on standard error while scenarios play, so a submission that hangs is

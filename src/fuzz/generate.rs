@@ -145,7 +145,34 @@ pub fn case(rules: &Rules) -> BoxedStrategy<Case> {
     let observe = observe_mask(keys);
     // A run: one to three steps of anything, or shots that sink one ship and then repeat on
     // it, or shots that sink the whole fleet and go on after the game ended.
-    let sink_one = (
+    let mut runs = vec![
+        (6, vec(step, 1..=3).boxed()),
+        (3, sink_one(longest, &observe)),
+        (1, sink_all(fleet_cells, &observe)),
+    ];
+    // Where misses count toward a move limit: a volley long enough to reach it.
+    if let Some(limit) = rules.move_limit {
+        let limit = usize::try_from(limit).unwrap_or(usize::MAX).min(200);
+        runs.push((1, volley(limit, &observe)));
+    }
+    let run = Union::new_weighted(runs);
+    let end = mask(keys, 0.85);
+    // proptest shrinks a tuple's parts in order: the runs first, so the setup and the checks
+    // are shrunk against the shortest steps.
+    (vec(run, 0..=6), places, setup, end, first)
+        .prop_map(|(runs, places, setup, end, first)| Case {
+            setup,
+            first,
+            places,
+            runs,
+            end,
+        })
+        .boxed()
+}
+
+/// Shots that sink one ship (`item`, from a cell `from` on) and then repeat on it.
+fn sink_one(longest: u8, observe: &BoxedStrategy<u16>) -> BoxedStrategy<Vec<PlayStep>> {
+    (
         any::<u8>(),
         vec((any::<u8>(), observe.clone()), 1..=usize::from(longest) + 1),
     )
@@ -164,8 +191,13 @@ pub fn case(rules: &Rules) -> BoxedStrategy<Case> {
                     observe,
                 })
                 .collect::<Vec<_>>()
-        });
-    let sink_all = (
+        })
+        .boxed()
+}
+
+/// Shots that sink the whole fleet and go on after the game ended.
+fn sink_all(fleet_cells: usize, observe: &BoxedStrategy<u16>) -> BoxedStrategy<Vec<PlayStep>> {
+    (
         any::<u8>(),
         vec(observe.clone(), fleet_cells..=fleet_cells + 3),
     )
@@ -184,46 +216,30 @@ pub fn case(rules: &Rules) -> BoxedStrategy<Case> {
                     observe,
                 })
                 .collect::<Vec<_>>()
-        });
-    let mut runs = vec![
-        (6, vec(step, 1..=3).boxed()),
-        (3, sink_one.boxed()),
-        (1, sink_all.boxed()),
-    ];
-    // Where misses count toward a move limit: a volley long enough to reach it.
-    if let Some(limit) = rules.move_limit {
-        let limit = usize::try_from(limit).unwrap_or(usize::MAX).min(200);
-        let volley = vec(
-            (
-                (any::<u8>(), any::<u8>()).prop_map(|(r, c)| Pick::Any(r, c)),
-                observe.clone(),
-            ),
-            limit..=limit + 3,
-        )
-        .prop_map(|shots| {
-            shots
-                .into_iter()
-                .map(|(at, observe)| PlayStep {
-                    action: Move::Fire { at, player: 0 },
-                    observe,
-                })
-                .collect::<Vec<_>>()
-        });
-        runs.push((1, volley.boxed()));
-    }
-    let run = Union::new_weighted(runs);
-    let end = mask(keys, 0.85);
-    // proptest shrinks a tuple's parts in order: the runs first, so the setup and the checks
-    // are shrunk against the shortest steps.
-    (vec(run, 0..=6), places, setup, end, first)
-        .prop_map(|(runs, places, setup, end, first)| Case {
-            setup,
-            first,
-            places,
-            runs,
-            end,
         })
         .boxed()
+}
+
+/// Where misses count toward a move limit: a volley of shots anywhere long enough to reach
+/// `limit`.
+fn volley(limit: usize, observe: &BoxedStrategy<u16>) -> BoxedStrategy<Vec<PlayStep>> {
+    vec(
+        (
+            (any::<u8>(), any::<u8>()).prop_map(|(r, c)| Pick::Any(r, c)),
+            observe.clone(),
+        ),
+        limit..=limit + 3,
+    )
+    .prop_map(|shots| {
+        shots
+            .into_iter()
+            .map(|(at, observe)| PlayStep {
+                action: Move::Fire { at, player: 0 },
+                observe,
+            })
+            .collect::<Vec<_>>()
+    })
+    .boxed()
 }
 
 /// State keys to check after a step: usually none, sometimes some.

@@ -10,11 +10,12 @@ use crate::diag::Source;
 use crate::harness::run_scenario;
 use crate::report::{ScenarioResult, Status};
 use crate::scenario::Scenario;
-use crate::spec::SpecSet;
+use crate::spec::{Rules, Spec, SpecSet};
 use crate::target::{FaultKind, Reference, Target};
 use proptest::strategy::Strategy;
 use proptest::test_runner::{Config, RngAlgorithm, TestCaseError, TestError, TestRng, TestRunner};
 use std::cell::RefCell;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
@@ -162,16 +163,13 @@ pub fn fuzz(
     fuzz_until(specs, target, options, &AtomicBool::new(false))
 }
 
-/// [`fuzz`], which also stops drawing cases once `stop` is set (another worker of the same
-/// run found a divergence); a divergence found is shrunk all the same.
+/// The spec of `options`' assignment and the rules of its mode.
 ///
-/// Errors: as [`fuzz`].
-pub fn fuzz_until(
+/// Errors: an unknown assignment, or a mode it does not have.
+fn spec_and_rules(
     specs: &SpecSet,
-    target: &mut dyn Target,
     options: &Options,
-    stop: &AtomicBool,
-) -> Result<Outcome, FuzzError> {
+) -> Result<(Arc<Spec>, Arc<Rules>), FuzzError> {
     let spec = specs.get(&options.assignment).ok_or_else(|| {
         FuzzError::Unknown(format!(
             "unknown assignment `{}`; expected one of: {}",
@@ -189,106 +187,15 @@ pub fn fuzz_until(
             ))
         })?
         .clone();
-    let with_mode = spec.modes.len() > 1;
-    let config = Config {
-        cases: u32::MAX,
-        max_shrink_iters: options.max_shrink_iters,
-        max_shrink_time: 0,
-        failure_persistence: None,
-        verbose: 0,
-        timeout: 0,
-        ..Config::default()
-    };
-    let mut seed = [0u8; 32];
-    seed[..8].copy_from_slice(&options.seed.to_le_bytes());
-    let mut runner =
-        TestRunner::new_with_rng(config, TestRng::from_seed(RngAlgorithm::ChaCha, &seed));
-    let strategy = generate::case(&rules);
-    let cases = match (options.cases, options.time) {
-        (None, None) => Some(DEFAULT_CASES),
-        (c, _) => c,
-    };
-    let kind: RefCell<Option<Kind>> = RefCell::new(None);
-    // A `harness` fault met while playing: the run stops at it (no more cases are played).
-    let harness: RefCell<Option<String>> = RefCell::new(None);
-    let runs = RefCell::new(0u64);
-    let target = RefCell::new(target);
-    // Whether `plan` diverges the way the first divergence did (any way, before the first).
-    let diverges = |plan: &Plan| -> bool {
-        *runs.borrow_mut() += 1;
-        // Built in memory: the scenario its file would load to (tests/fuzz.rs holds them
-        // equal); only the shrunk counterexample is written and loaded.
-        let Some(scenario) = super::build::scenario(plan, &rules) else {
-            return false;
-        };
-        if harness.borrow().is_some() {
-            return false;
-        }
-        let mut result = run_scenario(&scenario, &mut **target.borrow_mut());
-        // One child plays thousands of cases, and its CPU seconds (and memory) add up: a
-        // limit met here may be the run's, not this case's. The target starts a fresh child
-        // after it, and the case is played again there; a case that passes then is no
-        // divergence (a case that meets the limit on its own meets it again).
-        if result
-            .fault
-            .as_ref()
-            .is_some_and(|f| f.kind == FaultKind::Limit)
-        {
-            result = run_scenario(&scenario, &mut **target.borrow_mut());
-        }
-        if result.status == Status::NotGraded {
-            let why = result.fault.as_ref().map_or("", |f| f.message.as_str());
-            *harness.borrow_mut() = Some(why.to_string());
-            return true;
-        }
-        let Some(this) = Kind::of(&result) else {
-            return false;
-        };
-        let mut first = kind.borrow_mut();
-        first.get_or_insert_with(|| this.clone()) == &this
-    };
-    let test = |case: generate::Case| -> Result<(), TestCaseError> {
-        if diverges(&resolve(&case, &rules)) {
-            Err(TestCaseError::fail(
-                "the target diverged from the reference",
-            ))
-        } else {
-            Ok(())
-        }
-    };
-    let start = Instant::now();
-    let mut n = 0u64;
-    let mut minimal = None;
-    while cases.is_none_or(|c| n < c)
-        && options.time.is_none_or(|t| start.elapsed() < t)
-        && !stop.load(Ordering::Relaxed)
-    {
-        n += 1;
-        let tree = strategy
-            .new_tree(&mut runner)
-            .map_err(|e| FuzzError::Internal(format!("case generation failed: {e}")))?;
-        let result = runner.run_one(tree, test);
-        if let Some(message) = harness.borrow_mut().take() {
-            return Err(FuzzError::Harness { case: n, message });
-        }
-        if let Err(TestError::Fail(_, case)) = result {
-            minimal = Some(case);
-            break;
-        }
-    }
-    let elapsed = start.elapsed();
-    let Some(case) = minimal else {
-        return Ok(Outcome {
-            cases: n,
-            elapsed,
-            found: None,
-        });
-    };
-    // proptest shrank the symbolic case. A resolved step's cell can depend on the steps
-    // before it (a repeat, the next unhit cell), so a step that shrinking kept may no longer
-    // be needed once written out: drop every written step the divergence does not need (the
-    // same kind of divergence), so each step of the file is necessary.
-    let mut plan = resolve(&case, &rules);
+    Ok((spec.clone(), rules))
+}
+
+/// `plan` without every written step, then every ship of the setup, that its divergence
+/// does not need (`diverges`: whether a plan diverges the same way), so that each one left
+/// is necessary. proptest shrank the symbolic case, but a resolved step's cell can depend
+/// on the steps before it (a repeat, the next unhit cell), so a step shrinking kept may no
+/// longer be needed once written out.
+fn drop_unneeded(mut plan: Plan, diverges: &dyn Fn(&Plan) -> bool) -> Plan {
     let mut changed = true;
     while changed {
         changed = false;
@@ -314,7 +221,196 @@ pub fn fuzz_until(
             i += 1;
         }
     }
-    let shrink_runs = *runs.borrow() - n;
+    plan
+}
+
+/// proptest's runner for `options`: seeded by the run's seed, shrinking as far as
+/// `options` allows, with no failure file.
+fn runner(options: &Options) -> TestRunner {
+    let config = Config {
+        cases: u32::MAX,
+        max_shrink_iters: options.max_shrink_iters,
+        max_shrink_time: 0,
+        failure_persistence: None,
+        verbose: 0,
+        timeout: 0,
+        ..Config::default()
+    };
+    let mut seed = [0u8; 32];
+    seed[..8].copy_from_slice(&options.seed.to_le_bytes());
+    TestRunner::new_with_rng(config, TestRng::from_seed(RngAlgorithm::ChaCha, &seed))
+}
+
+/// Plays plans against the target and says whether each diverges the way the first
+/// divergence did (any way, before the first); shared by the search and the shrinking,
+/// which proptest calls back.
+struct Judge<'a, 't> {
+    rules: &'a Arc<Rules>,
+    target: RefCell<&'t mut dyn Target>,
+    /// How the first divergence diverged.
+    first: RefCell<Option<Kind>>,
+    /// A `harness` fault met while playing: the run stops at it (no more cases are played).
+    harness: RefCell<Option<String>>,
+    /// Plans played.
+    runs: RefCell<u64>,
+}
+
+impl Judge<'_, '_> {
+    /// Whether `plan` diverges the way the first divergence did (any way, before the
+    /// first). A `harness` fault counts as one, and is kept to stop the run.
+    fn diverges(&self, plan: &Plan) -> bool {
+        *self.runs.borrow_mut() += 1;
+        // Built in memory: the scenario its file would load to (tests/fuzz.rs holds them
+        // equal); only the shrunk counterexample is written and loaded.
+        let Some(scenario) = super::build::scenario(plan, self.rules) else {
+            return false;
+        };
+        if self.harness.borrow().is_some() {
+            return false;
+        }
+        let mut result = run_scenario(&scenario, &mut **self.target.borrow_mut());
+        // One child plays thousands of cases, and its CPU seconds (and memory) add up: a
+        // limit met here may be the run's, not this case's. The target starts a fresh child
+        // after it, and the case is played again there; a case that passes then is no
+        // divergence (a case that meets the limit on its own meets it again).
+        if result
+            .fault
+            .as_ref()
+            .is_some_and(|f| f.kind == FaultKind::Limit)
+        {
+            result = run_scenario(&scenario, &mut **self.target.borrow_mut());
+        }
+        if result.status == Status::NotGraded {
+            let why = result.fault.as_ref().map_or("", |f| f.message.as_str());
+            *self.harness.borrow_mut() = Some(why.to_string());
+            return true;
+        }
+        let Some(this) = Kind::of(&result) else {
+            return false;
+        };
+        let mut first = self.first.borrow_mut();
+        first.get_or_insert_with(|| this.clone()) == &this
+    }
+}
+
+/// [`fuzz`], which also stops drawing cases once `stop` is set (another worker of the same
+/// run found a divergence); a divergence found is shrunk all the same.
+///
+/// Errors: as [`fuzz`].
+pub fn fuzz_until(
+    specs: &SpecSet,
+    target: &mut dyn Target,
+    options: &Options,
+    stop: &AtomicBool,
+) -> Result<Outcome, FuzzError> {
+    let (spec, rules) = spec_and_rules(specs, options)?;
+    let with_mode = spec.modes.len() > 1;
+    let mut runner = runner(options);
+    let strategy = generate::case(&rules);
+    let cases = match (options.cases, options.time) {
+        (None, None) => Some(DEFAULT_CASES),
+        (c, _) => c,
+    };
+    let judge = Judge {
+        rules: &rules,
+        target: RefCell::new(target),
+        first: RefCell::new(None),
+        harness: RefCell::new(None),
+        runs: RefCell::new(0),
+    };
+    let diverges = |plan: &Plan| judge.diverges(plan);
+    let test = |case: generate::Case| -> Result<(), TestCaseError> {
+        if diverges(&resolve(&case, &rules)) {
+            Err(TestCaseError::fail(
+                "the target diverged from the reference",
+            ))
+        } else {
+            Ok(())
+        }
+    };
+    let start = Instant::now();
+    let mut n = 0u64;
+    let mut minimal = None;
+    while cases.is_none_or(|c| n < c)
+        && options.time.is_none_or(|t| start.elapsed() < t)
+        && !stop.load(Ordering::Relaxed)
+    {
+        n += 1;
+        let tree = strategy
+            .new_tree(&mut runner)
+            .map_err(|e| FuzzError::Internal(format!("case generation failed: {e}")))?;
+        let result = runner.run_one(tree, test);
+        if let Some(message) = judge.harness.borrow_mut().take() {
+            return Err(FuzzError::Harness { case: n, message });
+        }
+        if let Err(TestError::Fail(_, case)) = result {
+            minimal = Some(case);
+            break;
+        }
+    }
+    let elapsed = start.elapsed();
+    let Some(case) = minimal else {
+        return Ok(Outcome {
+            cases: n,
+            elapsed,
+            found: None,
+        });
+    };
+    // Each written step and ship necessary to the same kind of divergence.
+    let plan = drop_unneeded(resolve(&case, &rules), &diverges);
+    let shrink_runs = *judge.runs.borrow() - n;
+    let found = written(
+        Shrunk {
+            plan,
+            case: n,
+            shrink_runs,
+            first: judge.first.into_inner(),
+            with_mode,
+        },
+        &rules,
+        specs,
+        options,
+        judge.target.into_inner(),
+    )?;
+    Ok(Outcome {
+        cases: n,
+        elapsed,
+        found: Some(found),
+    })
+}
+
+/// A divergence shrunk, before it is written.
+struct Shrunk {
+    plan: Plan,
+    /// The case that first diverged.
+    case: u64,
+    shrink_runs: u64,
+    /// How it diverged.
+    first: Option<Kind>,
+    /// Whether the scenario names its mode (the spec has several).
+    with_mode: bool,
+}
+
+/// The shrunk divergence written as a scenario file, loaded back and played again against
+/// `target` (does it diverge the same way?) and against the reference (which must pass
+/// it).
+///
+/// Errors: a `harness` fault replaying it (`Harness`), or a file that does not load or
+/// that the reference fails (`Internal`: a bug of the fuzzer's).
+fn written(
+    shrunk: Shrunk,
+    rules: &Arc<Rules>,
+    specs: &SpecSet,
+    options: &Options,
+    target: &mut dyn Target,
+) -> Result<Counterexample, FuzzError> {
+    let Shrunk {
+        plan,
+        case: n,
+        shrink_runs,
+        first,
+        with_mode,
+    } = shrunk;
     let from = Provenance {
         seed: options.seed,
         case: n,
@@ -322,13 +418,12 @@ pub fn fuzz_until(
         cases: options.cases,
         mode: options.mode.clone(),
     };
-    let text = scenario_text(&plan, &rules, with_mode, Some(&from))
+    let text = scenario_text(&plan, rules, with_mode, Some(&from))
         .expect("a diverging plan has something to check");
     let scenario = load_text(&text, "fuzz-counterexample.toml", specs).map_err(|e| match e {
         FuzzError::Internal(why) => FuzzError::Internal(format!("{why}\n{text}")),
         other => other,
     })?;
-    let target = target.into_inner();
     let result = run_scenario(&scenario, target);
     if result.status == Status::NotGraded {
         let why = result.fault.as_ref().map_or("", |f| f.message.as_str());
@@ -337,7 +432,7 @@ pub fn fuzz_until(
             message: why.to_string(),
         });
     }
-    let reproduced = Kind::of(&result) == kind.into_inner();
+    let reproduced = Kind::of(&result) == first;
     // The reference passes its own expectations; anything else is a bug in the fuzzer.
     let check = run_scenario(&scenario, &mut Reference::new());
     if check.status != Status::Passed {
@@ -346,17 +441,13 @@ pub fn fuzz_until(
             check.divergence
         )));
     }
-    Ok(Outcome {
-        cases: n,
-        elapsed,
-        found: Some(Counterexample {
-            case: n,
-            shrink_runs,
-            plan,
-            text,
-            scenario,
-            result,
-            reproduced,
-        }),
+    Ok(Counterexample {
+        case: n,
+        shrink_runs,
+        plan,
+        text,
+        scenario,
+        result,
+        reproduced,
     })
 }

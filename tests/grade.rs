@@ -740,6 +740,20 @@ fn a_folder_name_that_is_not_utf8_is_graded_under_an_escaped_id() {
     assert_eq!(report["scenarios"][0]["status"], "passed", "{report}");
 }
 
+/// Nothing broadside made in `out` is named with a control character, or is not UTF-8.
+fn names_are_printable(out: &Utf8Path) {
+    use std::os::unix::ffi::OsStrExt;
+    for e in walkdir::WalkDir::new(out) {
+        let e = e.unwrap();
+        let name = e.file_name().as_bytes();
+        assert!(
+            std::str::from_utf8(name).is_ok() && !name.iter().any(|b| *b < 0x20 || *b == 0x7f),
+            "{:?} made in --out",
+            e.path()
+        );
+    }
+}
+
 /// Issue 34: a folder named with the byte 0xff and one named `bad\xffutf8` in so many
 /// characters both wrote `--out/bad\xffutf8/`, the summary had two rows of one id, and
 /// `--resume` gave both whichever report was written last. The class is built here, at run
@@ -828,16 +842,7 @@ fn colliding_names_get_their_own_report_folders() {
         ["bad\\\\xffutf8", "bad\\xffutf8", ""],
         "{csv_text}"
     );
-    // Nothing broadside made in --out is named with a control character, or is not UTF-8.
-    for e in walkdir::WalkDir::new(&out) {
-        let e = e.unwrap();
-        let name = e.file_name().as_bytes();
-        assert!(
-            std::str::from_utf8(name).is_ok() && !name.iter().any(|b| *b < 0x20 || *b == 0x7f),
-            "{:?} made in --out",
-            e.path()
-        );
-    }
+    names_are_printable(&out);
     // Resumed, every report is reused, each for its own folder.
     let before = std::fs::read_to_string(out.join("summary.json")).unwrap();
     let (code, err) = grade(suite, class_dir, &out, &["--jobs", "2", "--resume"]);

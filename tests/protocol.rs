@@ -168,6 +168,10 @@ fn one_request_of_every_kind_is_pinned() {
 }
 
 /// An answer of every kind, as the native worker writes it.
+#[allow(
+    clippy::too_many_lines,
+    reason = "a table with an entry for every kind of answer, read top to bottom"
+)]
 fn answers() -> Vec<(&'static str, Response)> {
     let ok = |fields: Response| Response::success(7, fields);
     let cell = |r: i64, c: i64| Field::Valid([r, c]);

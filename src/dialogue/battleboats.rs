@@ -144,15 +144,15 @@ impl DialogueDriver for Driver {
         move_rows(MOVES)
     }
     fn judged(&self, plan: &Dialogue, scenario: &Scenario) -> Vec<&'static RuleText> {
-        let mut out: Vec<Rule> = Vec::new();
+        let mut out: Vec<&'static RuleText> = Vec::new();
         // The fleet is judged once per fleet (issue 35 item 10): where the plan asks for
         // `print` (the standard game that shows the board), and in expert mode, whose fleet
         // is another. Every other scenario plays against the boats the program really has,
         // and charges nothing for them.
         if scenario.rules.mode == "expert" || plan.moves.iter().any(|m| m.name == "print") {
-            out.push(Rule::Fleet);
+            out.push(Rule::Fleet.text());
         }
-        out.extend(judged_by_moves(MOVES, plan));
+        out.extend(judged_by_moves(&self.moves(), plan));
         // A second use of a power in standard mode (a third in expert) judges the limit.
         let uses = |names: &[&str]| {
             plan.moves
@@ -163,9 +163,9 @@ impl DialogueDriver for Driver {
         if uses(&["drone-row", "drone-col", "drone-bad-input"]) > 1
             || uses(&["missile-corner", "missile-off-board"]) > 1
         {
-            out.push(Rule::PowerUsedUp);
+            out.push(Rule::PowerUsedUp.text());
         }
-        out.into_iter().map(RuleId::text).collect()
+        out
     }
     fn play(
         &self,

@@ -12,9 +12,9 @@
 //! is accepted (both readings are faithful to "a character followed by an integer").
 
 use super::read::{self, asked_again, refuses};
-use super::sheet::{Lost, RuleId, RuleText, Sheet, rules};
+use super::sheet::{Lost, RuleText, Sheet, rules};
 use super::talk::{Heard, Stop, Talk};
-use super::{DialogueDriver, MoveRules, Played, Progress, judged_by_moves, move_rows};
+use super::{DialogueDriver, MoveRules, Played, Progress, move_rows};
 use crate::cell::Cell;
 use crate::engine::{Game, random_layout};
 use crate::scenario::{Dialogue, Scenario};
@@ -142,12 +142,6 @@ impl DialogueDriver for Driver {
     }
     fn moves(&self) -> Vec<(&'static str, Vec<&'static RuleText>)> {
         move_rows(MOVES)
-    }
-    fn judged(&self, plan: &Dialogue, _: &Scenario) -> Vec<&'static RuleText> {
-        judged_by_moves(MOVES, plan)
-            .into_iter()
-            .map(RuleId::text)
-            .collect()
     }
     fn play(
         &self,
@@ -416,6 +410,18 @@ fn live(
     replay(&rules, &rec, at, sheet)
 }
 
+/// An entry the program must refuse (step 1, step 4).
+struct BadEntry<'a> {
+    /// What is typed.
+    entry: &'a str,
+    /// What it is, for feedback.
+    action: String,
+    /// Why the handout refuses it, in its words.
+    why: &'static str,
+    /// The rule it judges.
+    rule: Rule,
+}
+
 /// The live game: what is recorded for the replay, and what the moves still need.
 struct Live<'a> {
     rules: &'a Rules,
@@ -501,6 +507,23 @@ impl Live<'_> {
         }
     }
 
+    /// Enters `bad`, which the program must refuse, and judges its rule: passed, or failed
+    /// and then lost track.
+    fn refuse(
+        &mut self,
+        bad: BadEntry,
+        talk: &mut Talk,
+        at: &mut Progress,
+        sheet: &mut Sheet,
+    ) -> Result<(), Stop> {
+        at.action = bad.action;
+        let h = enter(talk, at, sheet, bad.entry)?;
+        let r = refused(&self.last.text, self.generic, &h, bad.entry, bad.why);
+        judge_refusal(sheet, at, talk, bad.rule, r)?;
+        self.last = h;
+        Ok(())
+    }
+
     /// The human's rocket at `cell`, recorded as a round.
     fn fire(
         &mut self,
@@ -524,17 +547,13 @@ impl Live<'_> {
     ) -> Result<(), Stop> {
         let n = self.rules.notation;
         for bad in ["I3", "A9", "C0"] {
-            at.action = format!("place a ship at `{bad}`, off the grid");
-            let h = enter(talk, at, sheet, bad)?;
-            let r = refused(
-                &self.last.text,
-                self.generic,
-                &h,
-                bad,
-                "off the grid (step 1: \"If the character is not between 'A' (or a) and H (or h) or the integer is not between 1 and 8 ... display an error message and let the user try again\")",
-            );
-            judge_refusal(sheet, at, talk, Rule::RefuseOffGridPlacement, r)?;
-            self.last = h;
+            let entry = BadEntry {
+                entry: bad,
+                action: format!("place a ship at `{bad}`, off the grid"),
+                why: "off the grid (step 1: \"If the character is not between 'A' (or a) and H (or h) or the integer is not between 1 and 8 ... display an error message and let the user try again\")",
+                rule: Rule::RefuseOffGridPlacement,
+            };
+            self.refuse(entry, talk, at, sheet)?;
             // The letter kept, the number asked again: the entry is completed on a
             // free cell of that column, for the next item to place.
             if asks_number(&self.last.text) && !self.to_place.is_empty() {
@@ -579,18 +598,13 @@ impl Live<'_> {
         }
         let (_, c) = self.rec.human[0];
         let cell = self.rules.notation.format(c.into());
-        at.action = format!("place an item on `{cell}`, already taken");
-        let h = enter(talk, at, sheet, &cell)?;
-        let r = refused(
-            &self.last.text,
-            self.generic,
-            &h,
-            &cell,
-            "already taken (step 1: \"or there is already a grenade or a ship at that position ... display an error message and let the user try again\")",
-        );
-        judge_refusal(sheet, at, talk, Rule::RefuseTakenPlacement, r)?;
-        self.last = h;
-        Ok(())
+        let entry = BadEntry {
+            entry: &cell,
+            action: format!("place an item on `{cell}`, already taken"),
+            why: "already taken (step 1: \"or there is already a grenade or a ship at that position ... display an error message and let the user try again\")",
+            rule: Rule::RefuseTakenPlacement,
+        };
+        self.refuse(entry, talk, at, sheet)
     }
 
     /// Rockets off the grid, each to be refused (step 4).
@@ -602,17 +616,13 @@ impl Live<'_> {
         sheet: &mut Sheet,
     ) -> Result<(), Stop> {
         for bad in ["J5", "D9"] {
-            at.action = format!("fire a rocket at `{bad}`, off the grid");
-            let h = enter(talk, at, sheet, bad)?;
-            let r = refused(
-                &self.last.text,
-                self.generic,
-                &h,
-                bad,
-                "off the grid (step 4: \"you must verify that the values are within the grid\")",
-            );
-            judge_refusal(sheet, at, talk, Rule::RefuseOffGridRocket, r)?;
-            self.last = h;
+            let entry = BadEntry {
+                entry: bad,
+                action: format!("fire a rocket at `{bad}`, off the grid"),
+                why: "off the grid (step 4: \"you must verify that the values are within the grid\")",
+                rule: Rule::RefuseOffGridRocket,
+            };
+            self.refuse(entry, talk, at, sheet)?;
             // The letter kept, the number asked again: a rocket on a cell of that
             // column not called yet completes the entry.
             if asks_number(&self.last.text) {

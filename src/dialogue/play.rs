@@ -25,9 +25,12 @@ pub trait DialogueDriver: Sync {
     /// The rules each move of its plan grammar judges: one row per move the grammar
     /// (`crate::scenario::plan`) names, each once (a test holds the two together).
     fn moves(&self) -> Vec<(&'static str, Vec<&'static RuleText>)>;
-    /// The rules a plan judges (its marking sheet), in the order the sheet lists them: its
-    /// moves' ([`judged_by_moves`]) and any the assignment judges of a plan as a whole.
-    fn judged(&self, plan: &Dialogue, scenario: &Scenario) -> Vec<&'static RuleText>;
+    /// The rules a plan judges (its marking sheet), in the order the sheet lists them: by
+    /// default its moves' ([`judged_by_moves`]); a driver that judges some rules of a plan
+    /// as a whole adds them.
+    fn judged(&self, plan: &Dialogue, _scenario: &Scenario) -> Vec<&'static RuleText> {
+        judged_by_moves(&self.moves(), plan)
+    }
     /// Plays one game of `plan` with `program`, noting what it sees on `sheet`.
     fn play(
         &self,
@@ -43,11 +46,15 @@ pub trait DialogueDriver: Sync {
 /// plan grammar, the rules in the order the marking sheet lists them.
 pub(crate) type MoveRules<R> = &'static [(&'static str, &'static [R])];
 
-/// The rules `plan`'s moves judge by `table`, move after move (the sheet keeps each once).
-pub(crate) fn judged_by_moves<R: RuleId>(table: MoveRules<R>, plan: &Dialogue) -> Vec<R> {
+/// The rules `plan`'s moves judge by `rows` (a driver's [`DialogueDriver::moves`]), move
+/// after move (the sheet keeps each once).
+pub(crate) fn judged_by_moves(
+    rows: &[(&'static str, Vec<&'static RuleText>)],
+    plan: &Dialogue,
+) -> Vec<&'static RuleText> {
     plan.moves
         .iter()
-        .filter_map(|m| table.iter().find(|(name, _)| *name == m.name))
+        .filter_map(|m| rows.iter().find(|(name, _)| *name == m.name))
         .flat_map(|(_, rules)| rules.iter().copied())
         .collect()
 }

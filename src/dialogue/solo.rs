@@ -9,9 +9,9 @@
 //! line; when that is refused, as the row and then the column on lines of their own.
 
 use super::read::{self, asked_again, has_phrase, has_stem, refuses, words};
-use super::sheet::{Lost, RuleId, RuleText, Sheet, rules};
+use super::sheet::{Lost, RuleText, Sheet, rules};
 use super::talk::{Heard, Stop, Talk};
-use super::{DialogueDriver, MoveRules, Played, Progress, judged_by_moves, move_rows};
+use super::{DialogueDriver, MoveRules, Played, Progress, move_rows};
 use crate::cell::{Cell, RawCell};
 use crate::engine::{Game, Outcome, random_layout};
 use crate::scenario::{Dialogue, Scenario};
@@ -112,12 +112,6 @@ impl DialogueDriver for Driver {
     }
     fn moves(&self) -> Vec<(&'static str, Vec<&'static RuleText>)> {
         move_rows(MOVES)
-    }
-    fn judged(&self, plan: &Dialogue, _: &Scenario) -> Vec<&'static RuleText> {
-        judged_by_moves(MOVES, plan)
-            .into_iter()
-            .map(RuleId::text)
-            .collect()
     }
     fn play(
         &self,

@@ -398,7 +398,7 @@ pub struct Suites(pub Vec<LoadedSuite>);
 impl Suites {
     /// The limits of every suite together: each limit as the suite that sets it says (flags
     /// win over them). One run plays every suite's scenarios under one set of limits, so two
-    /// suites that set a limit to different values are refused by [`Suites::conflicts`].
+    /// suites that set a limit to different values are refused by `Suites::conflicts`.
     pub fn limits(&self) -> SuiteLimits {
         let mut out = SuiteLimits::default();
         for s in &self.0 {
@@ -420,7 +420,7 @@ impl Suites {
     }
 
     /// What students may see of hidden scenarios: as the suite that says (two that say
-    /// differently are refused by [`Suites::conflicts`]), [`HiddenResults::None`] when none
+    /// differently are refused by `Suites::conflicts`), [`HiddenResults::None`] when none
     /// says.
     pub fn hidden_results(&self) -> HiddenResults {
         self.0

@@ -10,7 +10,7 @@ use crate::target::{Fault, FaultKind, Program};
 
 /// One whole-program assignment's driver: the handout rules it judges and how it plays a
 /// game's moves. A new whole-program assignment is one file implementing this, one line in
-/// [`DRIVERS`], its plan grammar (the moves a plan may name, their order) in
+/// `DRIVERS`, its plan grammar (the moves a plan may name, their order) in
 /// [`crate::scenario::plan`], and its spec.
 pub trait DialogueDriver: Sync {
     /// The assignment id (the spec's `id`) it drives.
@@ -26,7 +26,7 @@ pub trait DialogueDriver: Sync {
     /// (`crate::scenario::plan`) names, each once (a test holds the two together).
     fn moves(&self) -> Vec<(&'static str, Vec<&'static RuleText>)>;
     /// The rules a plan judges (its marking sheet), in the order the sheet lists them: by
-    /// default its moves' ([`judged_by_moves`]); a driver that judges some rules of a plan
+    /// default its moves' (`judged_by_moves`); a driver that judges some rules of a plan
     /// as a whole adds them.
     fn judged(&self, plan: &Dialogue, _scenario: &Scenario) -> Vec<&'static RuleText> {
         judged_by_moves(&self.moves(), plan)

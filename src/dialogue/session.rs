@@ -19,7 +19,7 @@
 //! every child (limits, user, jail, its own process group); it has ended when its first
 //! process has, and whatever it left running in its group is killed and named. A program
 //! with a game server ([`crate::target::program::GameServer`], a Java or Python program's) plays its
-//! game in that server instead, over FIFOs ([`Session::served`]): it has ended when the
+//! game in that server instead, over FIFOs (`Session::served`): it has ended when the
 //! server says so.
 
 pub use super::child::{OUTPUT_LIMIT, Waited};

@@ -27,7 +27,7 @@ pub struct RuleText {
 }
 
 /// A rule of one whole-program assignment, as a value of that assignment's `Rule` enum
-/// (declared with [`rules!`]): a driver passes and fails rules by these values, so a rule
+/// (declared with `rules!`): a driver passes and fails rules by these values, so a rule
 /// that is not in the assignment's table cannot be named (issue 38, item 3). A
 /// `&'static RuleText` is one too, for code that holds a rule it was given.
 pub trait RuleId: Copy {

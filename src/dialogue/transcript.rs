@@ -7,7 +7,7 @@
 //! and shows hidden scenarios' play, so it is written only where staff asked for it, never
 //! into a report or any student view (Gradescope, PrairieLearn, `--audience student`).
 //!
-//! A file is bounded ([`LIMIT`]): a program that prints without end fills no disk, and the
+//! A file is bounded (`LIMIT`): a program that prints without end fills no disk, and the
 //! file's last line says it was cut and how much was left out.
 
 use std::fmt::Write as _;

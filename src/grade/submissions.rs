@@ -10,10 +10,10 @@ pub struct Submission {
     /// Its id in reports and the summary, and the name of its report folder in `--out`:
     /// the folder's name with control characters spelled `\u{1b}` and bytes that are not
     /// UTF-8 spelled `\xNN`, and `~2`, `~3`… after it when another folder of the class
-    /// reads the same (see [`ids`]). Unique in the class, and never holds a control
+    /// reads the same (see `ids`). Unique in the class, and never holds a control
     /// character.
     pub id: String,
-    /// The folder's name spelled so that no two names read alike (see [`spelled`]): what
+    /// The folder's name spelled so that no two names read alike (see `spelled`): what
     /// the id stands for, recorded in its report so `--resume` reuses a report only for
     /// the folder it was made from.
     pub folder: String,
@@ -29,7 +29,7 @@ pub struct Submission {
 /// link of that id to it in a temporary folder kept until [`drop_aliases`] (the targets
 /// copy the folder the link points to). Two folders whose ids read the same once
 /// case-folded and NFC-normalised (`bad\xffutf8` spelled out and a name with the byte
-/// 0xff; `Alice` and `alice`) get distinct ids, see [`ids`].
+/// 0xff; `Alice` and `alice`) get distinct ids, see `ids`.
 ///
 /// Errors: `dir` is not a readable folder.
 pub fn discover(dir: &Utf8Path) -> Result<Vec<Submission>, GradeError> {
@@ -313,7 +313,7 @@ impl Shard {
 impl FromStr for Shard {
     type Err = GradeError;
 
-    /// `K/N` with 1 ≤ K ≤ N, or `auto` / `auto/N` (see [`Shard::from_env`]).
+    /// `K/N` with 1 ≤ K ≤ N, or `auto` / `auto/N` (see `Shard::from_env`).
     fn from_str(s: &str) -> Result<Shard, GradeError> {
         let from_env = |n: Option<usize>| Shard::from_env(n, |v| std::env::var(v).ok());
         if s.trim() == "auto" {

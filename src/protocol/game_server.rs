@@ -2,7 +2,7 @@
 //! (`specs/protocol.md`, "Game servers"), typed once here. broadside writes [`Begin`] and
 //! reads [`Reply`] (`src/dialogue/server.rs`); the servers speak them in Java
 //! (`drivers/BroadsideServe.java`) and Python (`drivers/python_main.py --serve`), and a
-//! launcher started ahead of its game reads its environment as [`env_json`] writes it.
+//! launcher started ahead of its game reads its environment as `env_json` writes it.
 //! `tests/protocol.rs` holds every line kind to its text and reads each back as itself.
 
 use std::collections::BTreeMap;
@@ -18,7 +18,7 @@ pub(crate) fn env_json(env: &BTreeMap<String, String>) -> String {
 /// broadside's line to a server, one per game: play a game on these three FIFOs, with this
 /// environment added.
 ///
-/// On the wire: `game<TAB>IN<TAB>OUT<TAB>ERR`, then `<TAB>` and [`env_json`] when `env` is
+/// On the wire: `game<TAB>IN<TAB>OUT<TAB>ERR`, then `<TAB>` and `env_json` when `env` is
 /// not empty. The paths are as the server sees them (inside its jail, where it has one).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Begin {

@@ -31,7 +31,7 @@ pub enum Request {
     /// `driver`, optionally `given` and `module` (see [`super::Response`]).
     Hello {
         id: u64,
-        /// Always [`super::VERSION`].
+        /// Always `super::VERSION`.
         protocol: u32,
         /// The spec id, e.g. `colab-6x6`.
         assignment: String,

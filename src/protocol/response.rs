@@ -86,7 +86,7 @@ pub struct Response {
         skip_serializing_if = "Option::is_none"
     )]
     pub failed: Option<BTreeMap<String, String>>,
-    /// `hello`: the protocol version the driver speaks (must be [`super::VERSION`]).
+    /// `hello`: the protocol version the driver speaks (must be `super::VERSION`).
     #[serde(
         default,
         deserialize_with = "loose",

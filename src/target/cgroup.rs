@@ -77,7 +77,7 @@ impl MemoryGroup {
         })
     }
 
-    /// `cgroup.procs`, for [`enter`] in the child.
+    /// `cgroup.procs`, for `enter` in the child.
     pub fn procs(&self) -> &CString {
         &self.procs
     }

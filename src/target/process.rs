@@ -444,9 +444,9 @@ pub struct Contained<'a> {
     pub args: &'a [String],
     /// The working folder when there is no jail.
     pub cwd: Option<&'a std::path::Path>,
-    /// Variables added to [`child_env`].
+    /// Variables added to `child_env`.
     pub env: &'a [(String, String)],
-    /// The mark every process of the child carries (see [`new_marker`]).
+    /// The mark every process of the child carries (see `new_marker`).
     pub marker: &'a str,
     pub limits: &'a Limits,
     /// The unprivileged user (as root), `None` to keep the caller's.
@@ -557,7 +557,7 @@ pub(crate) fn child_env() -> Vec<(String, String)> {
 }
 
 /// Kills every process a target of this broadside process started that still carries its
-/// mark (see [`new_marker`]), and reaps those that were its children. For stopping a run
+/// mark (see `new_marker`), and reaps those that were its children. For stopping a run
 /// short; a process that shed its environment is found by its user instead ([`kill_user`]).
 pub fn kill_every_marked() -> usize {
     let prefix = format!("{MARK}={}-", std::process::id());

@@ -20,7 +20,7 @@ pub(crate) fn command_line(pid: i32) -> String {
     Process::new(pid).map(|p| line_of(&p)).unwrap_or_default()
 }
 
-/// [`command_line`] of a process already found.
+/// `command_line` of a process already found.
 pub fn line_of(p: &Process) -> String {
     p.cmdline()
         .map(|args| args.join(" ").trim().to_string())

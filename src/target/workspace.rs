@@ -149,7 +149,7 @@ pub fn no_private_folder(e: std::io::Error) -> TargetError {
     ))
 }
 
-/// [`prepare`]'s message as the input's failure: the submission's own files could not be read
+/// `prepare`'s message as the input's failure: the submission's own files could not be read
 /// or copied.
 pub fn theirs(e: std::io::Error) -> TargetError {
     TargetError::Input(prepare(e))

@@ -9,7 +9,7 @@ use std::fmt;
 /// The largest board side broadside supports, in cells (a board holds at most 256 cells).
 pub(crate) const MAX_SIDE: u8 = 16;
 
-/// A cell known to be on some board: `row` and `col` zero-based, each below [`MAX_SIDE`].
+/// A cell known to be on some board: `row` and `col` zero-based, each below `MAX_SIDE`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 pub struct Cell {
     pub row: u8,

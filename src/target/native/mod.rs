@@ -5,10 +5,9 @@
 //! `broadside __native-worker LIBRARY` ([`worker`]), which loads the library with libloading
 //! and speaks protocol v1. So timeouts, crashes, limits, the process group and (as root) the
 //! unprivileged user, the network namespace and the jail all come from [`Process`], in the
-//! shared private folder ([`Workspace`]).
+//! shared private folder (`Workspace`).
 //!
 //! [`Process`]: super::Process
-//! [`Workspace`]: super::workspace::Workspace
 
 pub mod abi;
 pub mod build;

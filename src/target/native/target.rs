@@ -12,7 +12,7 @@ use std::path::Path;
 pub(crate) const WORKER_COMMAND: &str = "__native-worker";
 
 /// A target for the native submission at `path` (a `.so`, or a folder to build one from
-/// within [`super::build::BUILD_TIMEOUT`]), whose worker child runs the program `worker` (the
+/// within `super::build::BUILD_TIMEOUT`), whose worker child runs the program `worker` (the
 /// broadside executable, normally `std::env::current_exe()`) under `limits`, as [`NOBODY`]
 /// when broadside runs as root.
 ///

@@ -1,6 +1,6 @@
 //! Plays scenarios against a target, step by step, and compares with the expectations. The
 //! harness reaches a submission only through the [`Target`](target::Target) trait ([`target`]); the
-//! reference engine is a target too ([`reference`]).
+//! reference engine is a target too ([`reference`](mod@reference)).
 //!
 //! The whole scenario goes to the target at once ([`Target::play`](target::Target::play), one `batch` for child
 //! targets); the answers are then compared in order. Every check is judged: a divergence does

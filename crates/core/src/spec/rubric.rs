@@ -5,7 +5,7 @@
 //! A spec's `[rubric]` gives every handout function (Python, Haskell) or group of rules (a
 //! whole program's handout rules) a **part** with a weight and the handout clause it comes
 //! from; a `suite.toml` may change the weights. Each check a scenario makes is charged to the
-//! part that judges it ([`Rubric::parts_of`]): the student function the harness names for it,
+//! part that judges it (`Rubric::parts_of`): the student function the harness names for it,
 //! or, where none is named, the part that claims its kind of check; a dialogue's rule to the
 //! part that lists it. A check no part claims carries no weight (it judges no function of the
 //! student's: solo-10x10's shot count is counted by broadside from the calls made).

@@ -304,7 +304,7 @@ pub struct Rules {
     /// dialogues, and which target kind `grade` picks by itself.
     pub language: Language,
     pub mode: String,
-    /// Board height and width in cells (each at most [`MAX_SIDE`]).
+    /// Board height and width in cells (each at most `MAX_SIDE`).
     pub rows: u8,
     pub cols: u8,
     pub notation: Notation,
@@ -321,7 +321,7 @@ pub struct Rules {
     pub place_terms: PlaceTerms,
     /// Whether a `place` step may place more ships of a kind than the fleet holds
     /// (`[placement] beyond_fleet`): each one past the fleet is another item of that kind
-    /// ([`Rules::with_extra`]).
+    /// (`Rules::with_extra`).
     pub place_beyond_fleet: bool,
     pub counters: Vec<Counter>,
     /// Indexed by [`Event::index`]; `None` where the assignment has no such event.

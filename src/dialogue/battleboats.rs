@@ -138,7 +138,7 @@ impl DialogueDriver for Driver {
         "battleboats"
     }
     fn rules(&self) -> &'static [RuleText] {
-        Rule::TABLE
+        Rule::table()
     }
     fn moves(&self) -> Vec<(&'static str, Vec<&'static RuleText>)> {
         move_rows(MOVES)

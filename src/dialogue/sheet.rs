@@ -42,7 +42,7 @@ impl RuleId for &'static RuleText {
 }
 
 /// Declares a whole-program assignment's rules: an enum `Rule` with one variant per rule,
-/// in the order its marking sheet lists them, and its table (`Rule::TABLE`) of ids, titles
+/// in the order its marking sheet lists them, and its table (`Rule::table()`) of ids, titles
 /// and clauses. Each variant's id is the report's (`PenaltyOnRepeat` is
 /// `penalty-on-repeat`); `tests` below check the ids are unique.
 macro_rules! rules {
@@ -54,13 +54,17 @@ macro_rules! rules {
         }
 
         impl $name {
-            /// Every rule's text, in the enum's order.
-            $vis const TABLE: &'static [$crate::dialogue::sheet::RuleText] = &[$($text,)*];
+            /// Every rule's text, in the enum's order: one table in a `static` (a `const`
+            /// would be copied wherever it is used).
+            $vis fn table() -> &'static [$crate::dialogue::sheet::RuleText] {
+                static TABLE: &[$crate::dialogue::sheet::RuleText] = &[$($text,)*];
+                TABLE
+            }
         }
 
         impl $crate::dialogue::sheet::RuleId for $name {
             fn text(self) -> &'static $crate::dialogue::sheet::RuleText {
-                &Self::TABLE[self as usize]
+                &Self::table()[self as usize]
             }
         }
     };
@@ -180,8 +184,8 @@ impl Sheet {
     pub fn new(all: &'static [RuleText], judged: &[&'static RuleText]) -> Sheet {
         let mut rows: Vec<Row> = Vec::new();
         for rule in judged {
-            debug_assert!(all.iter().any(|r| std::ptr::eq(r, *rule)));
-            if rows.iter().any(|r| std::ptr::eq(r.rule, *rule)) {
+            debug_assert!(all.iter().any(|r| r.id == rule.id));
+            if rows.iter().any(|r| r.rule.id == rule.id) {
                 continue;
             }
             rows.push(Row {
@@ -214,7 +218,7 @@ impl Sheet {
     /// Whether the sheet judges `rule`.
     pub fn judges(&self, rule: impl RuleId) -> bool {
         let rule = rule.text();
-        self.rows.iter().any(|r| std::ptr::eq(r.rule, rule))
+        self.rows.iter().any(|r| r.rule.id == rule.id)
     }
 
     /// `rule`'s row, when the sheet judges it. A rule of another assignment is a bug of
@@ -222,11 +226,11 @@ impl Sheet {
     fn row(&mut self, rule: impl RuleId) -> Option<&mut Row> {
         let rule = rule.text();
         debug_assert!(
-            self.all.iter().any(|r| std::ptr::eq(r, rule)),
+            self.all.iter().any(|r| r.id == rule.id),
             "rule {} is not one of this assignment's",
             rule.id
         );
-        self.rows.iter_mut().find(|r| std::ptr::eq(r.rule, rule))
+        self.rows.iter_mut().find(|r| r.rule.id == rule.id)
     }
 
     /// The program was seen keeping `rule` once.
@@ -429,6 +433,25 @@ pub(crate) fn singular_after_one(text: &str) -> String {
 mod tests {
     use super::{Sheet, singular_after_one};
     use crate::dialogue::{assignments, driver};
+
+    /// A rule passed or failed by its enum value lands on its row: rows are found by id,
+    /// never by the address of the rule's text (a `const` table, copied where it is used,
+    /// gave a release build rows that never matched).
+    #[test]
+    fn a_rule_given_by_value_lands_on_its_row() {
+        use crate::dialogue::sheet::RuleId;
+        let d = driver("solo-10x10").unwrap();
+        let quit = d.rules().iter().find(|r| r.id == "quit").unwrap();
+        let mut sheet = Sheet::new(d.rules(), &[quit]);
+        assert!(sheet.judges(quit));
+        sheet.pass(quit);
+        assert_eq!(sheet.passes(), 1);
+        let by_value = crate::dialogue::solo::Rule::Quit;
+        assert!(sheet.judges(by_value));
+        sheet.pass(by_value);
+        assert_eq!(sheet.passes(), 2);
+        assert_eq!(by_value.text().id, "quit");
+    }
 
     /// Each driver's rule ids are unique: a report names a rule by its id.
     #[test]

@@ -43,8 +43,8 @@ impl RuleId for &'static RuleText {
 
 /// Declares a whole-program assignment's rules: an enum `Rule` with one variant per rule,
 /// in the order its marking sheet lists them, and its table (`Rule::table()`) of ids, titles
-/// and clauses. Each variant's id is the report's (`PenaltyOnRepeat` is
-/// `penalty-on-repeat`); `tests` below check the ids are unique.
+/// and clauses. Each variant is named after its rule's id (`PenaltyOnRepeat` for
+/// `penalty-on-repeat`), which the report shows; `tests` below check the ids are unique.
 macro_rules! rules {
     ($(#[$doc:meta])* $vis:vis enum $name:ident { $($variant:ident => $text:expr,)* }) => {
         $(#[$doc])*
@@ -86,7 +86,8 @@ pub enum Check {
 pub enum Lost {
     /// A setup question asked again after every answer: the game never began.
     NeverStarted,
-    /// The program asked for something the plan's next move cannot give.
+    /// The plan cannot be played against this program as written: a move the driver does
+    /// not know, one out of order, no cell left for it, or no layout for the human.
     Plan,
     /// A grid missing or not the reference's.
     Grid,
@@ -96,7 +97,7 @@ pub enum Lost {
     Turn,
     /// The game over where the reference goes on, or the reverse.
     GameOver,
-    /// A drone's answer that could not be read.
+    /// The drone's question for a row or a column refused both ways of answering it.
     Drone,
     /// The program ended before the plan did.
     Ended,
@@ -104,9 +105,10 @@ pub enum Lost {
     Revealed,
     /// A refused entry after which the program's input no longer lines up.
     LostTrack,
-    /// A placement that could not be made.
+    /// A placement on an empty cell of the grid that the program refused.
     Placement,
-    /// An entry the program refused that the plan needs.
+    /// An entry the program should have refused and took: what it asks next is not what
+    /// the plan expects.
     Refused,
     /// The program did not read the line sent.
     Input,

@@ -318,9 +318,8 @@ pub fn fuzz_until(
         harness: RefCell::new(None),
         runs: RefCell::new(0),
     };
-    let diverges = |plan: &Plan| judge.diverges(plan);
     let test = |case: generate::Case| -> Result<(), TestCaseError> {
-        if diverges(&resolve(&case, &rules)) {
+        if judge.diverges(&resolve(&case, &rules)) {
             Err(TestCaseError::fail(
                 "the target diverged from the reference",
             ))
@@ -357,7 +356,7 @@ pub fn fuzz_until(
         });
     };
     // Each written step and ship necessary to the same kind of divergence.
-    let plan = drop_unneeded(resolve(&case, &rules), &diverges);
+    let plan = drop_unneeded(resolve(&case, &rules), &|p| judge.diverges(p));
     let shrink_runs = *judge.runs.borrow() - n;
     let found = written(
         Shrunk {

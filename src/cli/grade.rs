@@ -64,7 +64,8 @@ pub struct GradeArgs {
     #[arg(long, default_value_t = 10.0, value_parser = grace_secs)]
     stop_grace: f64,
     /// Also fill each submission's marking sheet (`marking.json`, `marking.txt`, columns in
-    /// summary.csv): the handout's whole marking scheme, behaviour marked, the marker's
+    /// summary.csv): the handout's whole marking scheme (the one beside a --spec file, in
+    /// `marking/<assignment>.toml` there, else the bundled one), behaviour marked, the marker's
     /// criteria left blank beside the figures measured for them (the student's own tests
     /// against correct and buggy implementations, a linter, compiler warnings, required
     /// files and comments, the commit history).
@@ -80,11 +81,14 @@ pub struct GradeArgs {
     limits: LimitArgs,
 }
 
-/// The marking scheme of the suites' one assignment (`--marking`).
+/// The marking scheme of the suites' one assignment (`--marking`): the one beside a `--spec`
+/// file (`marking/<assignment>.toml` in its folder), else the bundled one.
 ///
-/// Errors: the scenarios span several assignments, or the assignment has no scheme.
+/// Errors: the scenarios span several assignments, the assignment has no scheme, or the one
+/// beside a spec is broken.
 fn marking_scheme(
     scenarios: &[broadside::scenario::Scenario],
+    specs: &[Utf8PathBuf],
 ) -> Result<broadside::marking::Scheme, Error> {
     let ids: std::collections::BTreeSet<&str> =
         scenarios.iter().map(|s| s.assignment.as_str()).collect();
@@ -94,9 +98,16 @@ fn marking_scheme(
             ids.iter().copied().collect::<Vec<_>>().join(", ")
         )));
     };
+    for spec in specs {
+        if let Some(scheme) = broadside::marking::scheme::beside(spec, id)
+            .map_err(|e| Error::Input(format!("--marking: {e}")))?
+        {
+            return Ok(scheme);
+        }
+    }
     broadside::marking::bundled(id).ok_or_else(|| {
         Error::Input(format!(
-            "--marking: no marking scheme for {id} (specs/marking/ has the bundled ones)"
+            "--marking: no marking scheme for {id}: specs/marking/ has the bundled ones, and a spec given with --spec may have one beside it, in marking/{id}.toml"
         ))
     })
 }
@@ -140,7 +151,12 @@ pub fn grade(args: GradeArgs) -> Result<u8, Error> {
         jobs,
     );
     let scheme = if args.marking {
-        Some(marking_for(&loaded.scenarios, &limits, users.base)?)
+        Some(marking_for(
+            &loaded.scenarios,
+            &args.specs,
+            &limits,
+            users.base,
+        )?)
     } else {
         None
     };
@@ -280,10 +296,11 @@ fn warn_strays(class: &Utf8Path) {
 /// Errors: no scheme for the assignment (exit 2), or a tool it needs missing (exit 3).
 fn marking_for(
     scenarios: &[broadside::scenario::Scenario],
+    specs: &[Utf8PathBuf],
     limits: &broadside::target::limits::Limits,
     base: u32,
 ) -> Result<broadside::marking::Scheme, Error> {
-    let mut scheme = marking_scheme(scenarios)?;
+    let mut scheme = marking_scheme(scenarios, specs)?;
     if let Some(tests) = scheme.tests.as_mut() {
         tests.python_packages = limits.python_packages.clone();
     }

@@ -317,6 +317,46 @@ pub fn bundled(assignment: &str) -> Option<Scheme> {
     Some(parse(text, tests).unwrap_or_else(|e| panic!("bundled marking scheme {assignment}: {e}")))
 }
 
+/// The scheme of `assignment` beside a spec file given on the command line (`--spec`):
+/// `<the spec's folder>/marking/<assignment>.toml`, with `<assignment>.tests.toml` where there
+/// is one, laid out as `specs/` lays out the bundled ones. So a course's own assignment, or
+/// its own weights for a bundled one, is files alone. `Ok(None)`: there is no such file.
+///
+/// Errors (naming the file): it cannot be read, does not hold together, is another
+/// assignment's, or has a student-tests file while the assignment's wheat is not bundled
+/// (the wheat is built into broadside from the correct sample).
+// A string error: only shown, as an input error.
+pub fn beside(spec: &camino::Utf8Path, assignment: &str) -> Result<Option<Scheme>, String> {
+    let folder = spec.parent().unwrap_or(camino::Utf8Path::new("."));
+    let path = folder.join("marking").join(format!("{assignment}.toml"));
+    let tests_path = folder
+        .join("marking")
+        .join(format!("{assignment}.tests.toml"));
+    let read = |p: &camino::Utf8Path| std::fs::read_to_string(p).map_err(|e| format!("{p}: {e}"));
+    if !path.exists() {
+        return Ok(None);
+    }
+    let text = read(&path)?;
+    let tests = if tests_path.exists() {
+        if wheat(assignment).is_empty() {
+            return Err(format!(
+                "{tests_path}: grading the student's own tests needs a wheat built into broadside, and {assignment} has none; leave the student-tests figure out of {path}"
+            ));
+        }
+        Some(read(&tests_path)?)
+    } else {
+        None
+    };
+    let scheme = parse(&text, tests.as_deref()).map_err(|e| format!("{path}: {e}"))?;
+    if scheme.assignment != assignment {
+        return Err(format!(
+            "{path}: the scheme is for `{}`, not {assignment}",
+            scheme.assignment
+        ));
+    }
+    Ok(Some(scheme))
+}
+
 /// Parses a scheme and its student-tests file, and checks that it holds together: the
 /// weights add up to `out_of`, every figure a criterion or cap names exists.
 ///

@@ -25,6 +25,7 @@
 //! them, the board drawn before each turn (its format is free, §4), and what a missile
 //! prints (its cells are checked by later shots and the counts).
 
+use super::ask::{action_keys, asks_one, asks_shot, asks_size, column_first, is_yes_no};
 use super::read::{self, asked_again, has_phrase, has_stem, integers, words};
 use super::sheet::{Lost, RuleId, RuleText, Sheet, rules};
 use super::talk::{Heard, Stop, Talk};
@@ -1079,8 +1080,8 @@ impl Boats {
         }
         let (rows, cols) = (usize::from(self.rules.rows), usize::from(self.rules.cols));
         let (Some(was), Some(is)) = (
-            board_windows(before, rows, cols).pop(),
-            board_windows(after, rows, cols).pop(),
+            read::board_windows(before, rows, cols).pop(),
+            read::board_windows(after, rows, cols).pop(),
         ) else {
             return false;
         };
@@ -2439,37 +2440,11 @@ fn own_fleet_from_answers(rules: &Rules, k: &Knowledge) -> Option<Vec<Vec<Cell>>
         .min_by_key(|boats| boats.iter().map(Vec::len).collect::<BTreeSet<_>>().len())
 }
 
-/// The cells of the board in `text` that hold a boat, when it shows a board of the right
-/// size whose commonest symbol is water: every other symbol a boat cell (hits and misses
-/// drawn too are counted as boats only if they are not the water symbol: a board printed
-/// before any shot shows only boats).
+/// The cells of the board in `text` that hold a boat ([`read::boat_cells`]), on a board of
+/// the game's size holding its whole fleet.
 fn grid_like(text: &str, rules: &Rules) -> Option<BTreeSet<Cell>> {
-    let (rows, cols) = (usize::from(rules.rows), usize::from(rules.cols));
-    let grids = board_windows(text, rows, cols);
     let want: usize = rules.items.iter().map(|i| usize::from(i.length)).sum();
-    grids.iter().rev().find_map(|grid| {
-        let mut counts = BTreeMap::new();
-        for row in grid {
-            for c in row {
-                *counts.entry(*c).or_insert(0usize) += 1;
-            }
-        }
-        let water = counts.iter().max_by_key(|(_, n)| **n).map(|(c, _)| *c)?;
-        let cells: BTreeSet<Cell> = grid
-            .iter()
-            .enumerate()
-            .flat_map(|(r, row)| {
-                row.iter()
-                    .enumerate()
-                    .filter(move |(_, s)| **s != water)
-                    .map(move |(c, _)| Cell {
-                        row: r as u8,
-                        col: c as u8,
-                    })
-            })
-            .collect();
-        (cells.len() == want).then_some(cells)
-    })
+    read::boat_cells(text, usize::from(rules.rows), usize::from(rules.cols), want)
 }
 
 /// What a setup question asks for.
@@ -2554,17 +2529,6 @@ fn setup_answers(text: &str, expert: bool) -> Option<(Question, Vec<String>)> {
     None
 }
 
-/// Whether a (lower-cased) question asks yes or no, or true or false.
-fn is_yes_no(q: &str) -> bool {
-    ["y/n", "(y)", "[y]", "yes/no", "y or n", "(n)"]
-        .iter()
-        .any(|p| q.contains(p))
-        || has_phrase(
-            q,
-            &["yes or no", "y n", "yes no", "true or false", "true false"],
-        )
-}
-
 /// Whether the program's last prompt asks for a command (so `print` may be typed): it
 /// names one, or it is a menu; not a prompt for a number alone ("Enter row:",
 /// "Coordinates (x y):").
@@ -2646,74 +2610,6 @@ fn usage_args(text: &str, expert: bool) -> Option<Vec<String>> {
     (!args.is_empty()).then_some(args)
 }
 
-/// Whether the last line of `text` asks for a cell on one line with the column first:
-/// `column row`, `(col, row)`, `x = column`, `x is the column` (issue 35 item 8). The
-/// handout's x is the row (§4); only a prompt that says otherwise changes the order.
-fn column_first(text: &str) -> bool {
-    let last = read::last_line(text).unwrap_or("").to_lowercase();
-    if has_phrase(
-        &last,
-        &[
-            "x column",
-            "x is the column",
-            "x is column",
-            "x col",
-            "y row",
-            "y is the row",
-        ],
-    ) {
-        return true;
-    }
-    let ws = words(&last);
-    let col = ws.iter().position(|w| w.starts_with("col"));
-    let row = ws.iter().position(|w| w == "row" || w == "rows");
-    matches!((col, row), (Some(c), Some(r)) if c < r)
-}
-
-/// Whether a prompt asks for the board's size.
-fn asks_size(q: &str) -> bool {
-    has_stem(
-        q,
-        &[
-            "size",
-            "dimension",
-            "how many rows",
-            "number of rows",
-            "number of col",
-        ],
-    ) || (has_stem(q, &["rows", "columns", "width", "height"]) && !asks_shot(q))
-}
-
-/// Whether a prompt asks for a shot.
-fn asks_shot(q: &str) -> bool {
-    has_stem(
-        q,
-        &[
-            "fire",
-            "shoot",
-            "target",
-            "attack",
-            "coordinate",
-            "guess",
-            "command",
-        ],
-    )
-}
-
-/// The one coordinate a prompt asks for, when it asks for one alone ("Enter column:",
-/// "Row?", "x:").
-fn asks_one(text: &str) -> Option<Axis> {
-    let last = read::last_line(text)?.to_lowercase();
-    let ws = words(&last);
-    let row = ws.iter().any(|w| w == "row" || w == "x");
-    let col = ws.iter().any(|w| w.starts_with("col") || w == "y");
-    match (row, col) {
-        (true, false) => Some(Axis::Row),
-        (false, true) => Some(Axis::Col),
-        _ => None,
-    }
-}
-
 /// Whether an answer to `r c` on one line is the program asking for the second number: a
 /// prompt alone for one coordinate ("Enter y:"), not the next turn's menu ("Turn 2 - Enter
 /// x (or drone, missile, print):") after a grid.
@@ -2738,39 +2634,6 @@ fn asks_action(text: &str) -> bool {
         && has_stem(&last, &["missile", "bomb"])
         && asks_one(&last).is_none()
         && !has_stem(&last, &["row", "col", "coordinat", "number", "print"])
-}
-
-/// The keys a question offers for an action whose words are `stems`: the letter in
-/// brackets (`[F]ire`, `(f)ire`), or the one a `(f/m)` list gives the word's initial.
-fn action_keys(question: &str, stems: &[&str]) -> Vec<String> {
-    let q = question.lines().last().unwrap_or("");
-    let mut out = Vec::new();
-    for w in q.split(|c: char| c.is_whitespace() || c == ',') {
-        let lower = w.to_lowercase();
-        let bare: String = lower.chars().filter(|c| c.is_alphabetic()).collect();
-        if stems.iter().any(|s| bare.starts_with(s))
-            && let Some(open) = w.find(['[', '('])
-            && let Some(k) = w[open + 1..].chars().next()
-            && k.is_alphabetic()
-        {
-            out.push(k.to_string());
-        }
-    }
-    let initials: Vec<char> = stems.iter().filter_map(|s| s.chars().next()).collect();
-    for group in q.split(['(', ')', '[', ']']) {
-        let keys: Vec<&str> = group.split('/').map(str::trim).collect();
-        if keys.len() >= 2 && keys.iter().all(|k| k.chars().count() == 1) {
-            out.extend(
-                keys.iter()
-                    .filter(|k| {
-                        k.chars()
-                            .all(|c| initials.contains(&c.to_ascii_lowercase()))
-                    })
-                    .map(|k| k.to_string()),
-            );
-        }
-    }
-    out
 }
 
 /// The keys to try for the mode, the ones the prompt offers first: `1`/`2` for "1 ... 2",
@@ -2864,7 +2727,7 @@ fn fleet_words(rules: &Rules) -> String {
 /// one line, and such a board is read as today (the handout's fleet, inferred).
 fn own_fleet(text: &str, rules: &Rules) -> Option<Vec<Vec<Cell>>> {
     let (rows, cols) = (usize::from(rules.rows), usize::from(rules.cols));
-    board_windows(text, rows, cols)
+    read::board_windows(text, rows, cols)
         .iter()
         .rev()
         .find_map(|grid| {
@@ -2888,7 +2751,7 @@ fn own_fleet(text: &str, rules: &Rules) -> Option<Vec<Vec<Cell>>> {
 /// other symbol is one boat, or several that do not touch).
 fn layout(text: &str, rules: &Rules) -> Result<Vec<Vec<Cell>>, Stop> {
     let (rows, cols) = (usize::from(rules.rows), usize::from(rules.cols));
-    let grids = board_windows(text, rows, cols);
+    let grids = read::board_windows(text, rows, cols);
     let mut want: Vec<u8> = rules.items.iter().map(|i| i.length).collect();
     want.sort_unstable();
     let mut last_problem = format!("no {rows}×{cols} grid in what `print` printed");
@@ -2915,19 +2778,10 @@ fn layout(text: &str, rules: &Rules) -> Result<Vec<Vec<Cell>>, Stop> {
     ))
 }
 
-/// The boards in `text` that may show the layout: grids of characters, then (before them,
-/// so that a grid of characters is found first from the end) grids of word-like, signed or
-/// blank cells (issue 35 item 11), each token read as a character of its own.
-fn board_windows(text: &str, rows: usize, cols: usize) -> Vec<Vec<Vec<char>>> {
-    let mut out = read::token_windows(text, rows, cols);
-    out.extend(read::windows(text, rows, cols, &|c| !c.is_whitespace()));
-    out
-}
-
 /// Whether the last board in `text` draws two boats with one symbol.
 fn shares_symbol(text: &str, rules: &Rules) -> bool {
     let (rows, cols) = (usize::from(rules.rows), usize::from(rules.cols));
-    let grids = board_windows(text, rows, cols);
+    let grids = read::board_windows(text, rows, cols);
     grids.last().is_some_and(|grid| {
         let Ok(boats) = boats_in(grid) else {
             return false;

@@ -461,7 +461,7 @@ impl Live<'_> {
                     let (i, c) = self.to_place.remove(0);
                     let before = self.last.text.clone();
                     self.last = place(talk, at, sheet, self.rules, i, c)?;
-                    self.generic |= same_prompt(&before, &self.last.text);
+                    self.generic |= read::same_question(&before, &self.last.text);
                     self.rec.human.push((i, c));
                 }
                 self.rec.before_play = self.last.text.clone();
@@ -593,7 +593,7 @@ impl Live<'_> {
             let (i, c) = self.to_place.remove(0);
             let before = self.last.text.clone();
             self.last = place_lower(talk, at, sheet, self.rules, i, c)?;
-            self.generic |= same_prompt(&before, &self.last.text);
+            self.generic |= read::same_question(&before, &self.last.text);
             self.rec.human.push((i, c));
         }
         let (_, c) = self.rec.human[0];
@@ -937,12 +937,6 @@ fn refused(question: &str, generic: bool, h: &Heard, entry: &str, why: &str) -> 
             "no error message; the entry was taken".to_string()
         },
     ))
-}
-
-/// Whether two answers end with the same question (an accepted entry asked the next one
-/// with the same words).
-fn same_prompt(before: &str, after: &str) -> bool {
-    read::last_line(before).is_some() && read::last_line(before) == read::last_line(after)
 }
 
 /// Glyphs a program may draw one kind of position with instead of the handout's: one per

@@ -11,6 +11,7 @@
 //! last lines of the conversation, what was sent, what the reference expected, and the
 //! board.
 
+mod ask;
 mod battleboats;
 mod child;
 mod grenades;

@@ -100,8 +100,13 @@ pub(crate) fn is_status_line(line: &str) -> bool {
 /// with the same prompt repeats it after an accepted one too.
 pub(crate) fn asked_again(question: &str, answer: &str) -> bool {
     let first = answer.lines().map(str::trim).find(|l| !l.is_empty());
-    first.is_some_and(refuses)
-        || (last_line(question).is_some() && last_line(question) == last_line(answer))
+    first.is_some_and(refuses) || same_question(question, answer)
+}
+
+/// Whether two answers end with the same question, word for word (the last line asked
+/// again; or, where a program asks every entry with the same words, the next entry asked).
+pub(crate) fn same_question(before: &str, after: &str) -> bool {
+    last_line(before).is_some() && last_line(before) == last_line(after)
 }
 
 /// The last non-empty line of `text`, trimmed: the question a program asks last.
@@ -258,6 +263,53 @@ pub fn windows(
                 .collect::<Vec<_>>()
         })
         .collect()
+}
+
+/// The boards in `text` that may show a layout: grids of characters, then (before them,
+/// so that a grid of characters is found first from the end) grids of word-like, signed or
+/// blank cells (issue 35 item 11), each token read as a character of its own.
+pub(crate) fn board_windows(text: &str, rows: usize, cols: usize) -> Vec<Vec<Vec<char>>> {
+    let mut out = token_windows(text, rows, cols);
+    out.extend(windows(text, rows, cols, &|c| !c.is_whitespace()));
+    out
+}
+
+/// The cells that hold a boat on the last board of `rows` × `cols` in `text` whose
+/// commonest symbol is water and which has `count` other cells: every symbol but the
+/// water a boat cell (hits and misses drawn too are counted as boats only if they are not
+/// the water symbol: a board printed before any shot shows only boats).
+pub(crate) fn boat_cells(
+    text: &str,
+    rows: usize,
+    cols: usize,
+    count: usize,
+) -> Option<std::collections::BTreeSet<crate::cell::Cell>> {
+    board_windows(text, rows, cols)
+        .iter()
+        .rev()
+        .find_map(|grid| {
+            let mut counts = std::collections::BTreeMap::new();
+            for row in grid {
+                for c in row {
+                    *counts.entry(*c).or_insert(0usize) += 1;
+                }
+            }
+            let water = counts.iter().max_by_key(|(_, n)| **n).map(|(c, _)| *c)?;
+            let cells: std::collections::BTreeSet<crate::cell::Cell> = grid
+                .iter()
+                .enumerate()
+                .flat_map(|(r, row)| {
+                    row.iter()
+                        .enumerate()
+                        .filter(move |(_, s)| **s != water)
+                        .map(move |(c, _)| crate::cell::Cell {
+                            row: r as u8,
+                            col: c as u8,
+                        })
+                })
+                .collect();
+            (cells.len() == count).then_some(cells)
+        })
 }
 
 /// The cells of one printed board row as tokens, for boards whose cells are not single

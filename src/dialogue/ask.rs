@@ -1,6 +1,8 @@
 //! What a program's prompt asks, read as a TA reads it: yes or no, a size, a shot, one
-//! coordinate alone, a cell with the column first, the keys a menu offers. Shared by the
-//! whole-program drivers; what to answer is each handout's (its driver's) to say.
+//! coordinate alone, a cell with the column first, the keys a menu offers. Nothing here is
+//! one handout's: battleboats' driver reads its setup questions and turns with these, and a
+//! new whole-program driver starts from them; what to answer is each handout's (its
+//! driver's) to say.
 
 use super::read::{self, has_phrase, has_stem, words};
 use crate::engine::Axis;

@@ -173,3 +173,36 @@ fn a_broken_scheme_beside_the_spec_is_the_authors_error() {
     // Nothing was graded.
     assert!(!out.path().join("summary.csv").exists());
 }
+
+#[test]
+fn a_bundled_driver_is_refused_for_the_toy_before_anything_is_graded() {
+    // Without --target, grade would pick `python:{}` from the spec's language; broadside's
+    // Python driver grades only the bundled assignments, so the whole class would fail.
+    for target in [None, Some("python:{}")] {
+        let out = tempfile::tempdir().unwrap();
+        let mut cmd = common::broadside();
+        cmd.args([
+            "grade",
+            "--spec",
+            SPEC,
+            "--suite",
+            SCENARIOS,
+            "--submissions",
+            CLASS,
+        ])
+        .arg("--out")
+        .arg(out.path());
+        if let Some(t) = target {
+            cmd.args(["--target", t]);
+        }
+        let run = cmd.assert().code(2);
+        let stderr = String::from_utf8_lossy(&run.get_output().stderr).to_string();
+        assert!(
+            stderr
+                .contains("broadside's python driver grades the bundled assignments, not toy-4x4")
+                && stderr.contains("cmd:python3 driver.py {}"),
+            "{target:?}: {stderr}"
+        );
+        assert!(!out.path().join("summary.csv").exists());
+    }
+}

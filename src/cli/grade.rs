@@ -620,7 +620,39 @@ pub fn template_or_default(
             "--target `{template}` has no `{{}}` where the submission's folder goes; expected e.g. `python:{{}}`"
         )));
     }
+    bundled_driver_grades(&template, scenarios)?;
     Ok(template)
+}
+
+/// broadside's own drivers (`python:`, `haskell:`) grade the bundled assignments alone; an
+/// assignment a course brings with `--spec` is graded through the course's own driver
+/// (`cmd:`, docs/adding-an-assignment.md). Refused before anything runs, so a class is not
+/// failed in full for a target that cannot grade it (a grader's mistake, never a zero).
+///
+/// Errors: the template names a bundled driver and a scenario is of an assignment not bundled.
+fn bundled_driver_grades(
+    template: &str,
+    scenarios: &[broadside::scenario::Scenario],
+) -> Result<(), Error> {
+    let Some(kind) = ["python", "haskell"]
+        .into_iter()
+        .find(|k| template.starts_with(&format!("{k}:")))
+    else {
+        return Ok(());
+    };
+    let bundled = broadside::spec::SpecSet::builtin();
+    let foreign: std::collections::BTreeSet<&str> = scenarios
+        .iter()
+        .map(|s| s.assignment.as_str())
+        .filter(|id| bundled.get(id).is_none())
+        .collect();
+    if foreign.is_empty() {
+        return Ok(());
+    }
+    Err(Error::Input(format!(
+        "--target `{template}`: broadside's {kind} driver grades the bundled assignments, not {}; name the course's own driver, e.g. --target 'cmd:python3 driver.py {{}}' (docs/adding-an-assignment.md)",
+        foreign.into_iter().collect::<Vec<_>>().join(", ")
+    )))
 }
 
 fn default_template(

@@ -119,3 +119,51 @@ pub(super) fn action_keys(question: &str, stems: &[&str]) -> Vec<String> {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_column_comes_first_only_where_the_prompt_says_so() {
+        assert!(column_first(
+            "Enter x (column) and y (row) to fire, or print:"
+        ));
+        assert!(column_first("Target (col row):"));
+        assert!(!column_first("Enter row col, print, drone or missile:"));
+        assert!(!column_first(
+            "Type row and col to fire, or print, drone, missile:"
+        ));
+        assert!(!column_first(
+            "Enter a target as \"row col\", or type print:"
+        ));
+        assert!(!column_first("Your move:"));
+    }
+
+    #[test]
+    fn yes_or_no_is_told_from_other_questions() {
+        assert!(is_yes_no("debug mode? (y/n)"));
+        assert!(is_yes_no("show boats (true or false)?"));
+        assert!(is_yes_no("play again? yes or no"));
+        assert!(!is_yes_no("enter number of rows:"));
+        assert!(!is_yes_no("you may not play yet"));
+    }
+
+    #[test]
+    fn one_coordinate_asked_alone_is_named() {
+        assert!(matches!(asks_one("Enter row:"), Some(Axis::Row)));
+        assert!(matches!(asks_one("Column?"), Some(Axis::Col)));
+        assert!(matches!(asks_one("x:"), Some(Axis::Row)));
+        assert!(asks_one("Enter row and column:").is_none());
+        assert!(asks_one("Your move:").is_none());
+    }
+
+    #[test]
+    fn a_size_is_not_a_shot() {
+        assert!(asks_size("enter the board size:"));
+        assert!(asks_size("how many rows?"));
+        assert!(!asks_size("enter rows and columns to fire at:"));
+        assert!(asks_shot("enter rows and columns to fire at:"));
+        assert!(!asks_shot("enter the board size:"));
+    }
+}

@@ -2900,22 +2900,6 @@ mod tests {
     }
 
     #[test]
-    fn the_column_comes_first_only_where_the_prompt_says_so() {
-        assert!(column_first(
-            "Enter x (column) and y (row) to fire, or print:"
-        ));
-        assert!(column_first("Target (col row):"));
-        assert!(!column_first("Enter row col, print, drone or missile:"));
-        assert!(!column_first(
-            "Type row and col to fire, or print, drone, missile:"
-        ));
-        assert!(!column_first(
-            "Enter a target as \"row col\", or type print:"
-        ));
-        assert!(!column_first("Your move:"));
-    }
-
-    #[test]
     fn the_action_asked_after_the_cell_is_told_from_a_cell_prompt() {
         assert!(asks_action(
             "Fire a cannon or launch a missile at (3, 4)? (f/m):"

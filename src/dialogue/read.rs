@@ -473,6 +473,20 @@ pub fn tail(text: &str, n: usize) -> String {
 mod tests {
     use super::*;
 
+    #[test]
+    fn the_boats_a_board_shows_are_its_cells_other_than_water() {
+        let board = "  0 1 2\n0 ~ B ~\n1 ~ B ~\n2 ~ ~ S\n";
+        let cells = super::boat_cells(board, 3, 3, 3).expect("a board of three boat cells");
+        let at: Vec<(u8, u8)> = cells.iter().map(|c| (c.row, c.col)).collect();
+        assert_eq!(at, [(0, 1), (1, 1), (2, 2)]);
+        // Not the fleet's size: no board.
+        assert!(super::boat_cells(board, 3, 3, 4).is_none());
+        // The last board printed is the one read.
+        let two = format!("{board}\n  0 1 2\n0 S ~ ~\n1 S ~ ~\n2 S ~ ~\n");
+        let cells = super::boat_cells(&two, 3, 3, 3).unwrap();
+        assert!(cells.iter().all(|c| c.col == 0));
+    }
+
     /// The boats of a 3×4 board read by [`token_windows`]: the cells of each symbol that is
     /// not the commonest.
     fn boat_cells(text: &str) -> Vec<Vec<(usize, usize)>> {

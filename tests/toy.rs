@@ -206,3 +206,116 @@ fn a_bundled_driver_is_refused_for_the_toy_before_anything_is_graded() {
         assert!(!out.path().join("summary.csv").exists());
     }
 }
+
+/// A copy of the toy's spec and scheme in a folder of its own (`<dir>/toy-4x4.toml` and
+/// `<dir>/marking/toy-4x4.toml`), the scheme's weights `functions` and 100 − `functions`.
+fn spec_folder(dir: &std::path::Path, functions: u32) -> std::path::PathBuf {
+    std::fs::create_dir_all(dir.join("marking")).unwrap();
+    let spec = dir.join("toy-4x4.toml");
+    std::fs::copy(SPEC, &spec).unwrap();
+    let scheme = std::fs::read_to_string("tests/toy/specs/marking/toy-4x4.toml")
+        .unwrap()
+        .replace("weight = 80", &format!("weight = {functions}"))
+        .replace("weight = 20", &format!("weight = {}", 100 - functions));
+    std::fs::write(dir.join("marking/toy-4x4.toml"), scheme).unwrap();
+    spec
+}
+
+/// `grade --marking` of the toy class with these `--spec` files into `out`: its standard
+/// error, and the correct sample's `functions` weight on its sheet.
+fn grade_with(specs: &[&std::path::Path], out: &std::path::Path, resume: bool) -> (String, u64) {
+    let target = target();
+    let mut cmd = common::broadside();
+    cmd.args([
+        "grade",
+        "--suite",
+        SCENARIOS,
+        "--marking",
+        "--target",
+        &target,
+    ])
+    .args(["--submissions", CLASS, "--formats", "json"])
+    .arg("--out")
+    .arg(out);
+    for spec in specs {
+        cmd.arg("--spec").arg(spec);
+    }
+    if resume {
+        cmd.arg("--resume");
+    }
+    let run = cmd.assert().success();
+    let stderr = String::from_utf8_lossy(&run.get_output().stderr).to_string();
+    let sheet: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("correct/marking.json")).unwrap())
+            .unwrap();
+    (stderr, sheet["criteria"][0]["weight"].as_u64().unwrap())
+}
+
+#[test]
+fn the_scheme_is_the_one_beside_the_spec_in_use_and_resume_sees_it_change() {
+    let dir = tempfile::tempdir().unwrap();
+    let first = spec_folder(&dir.path().join("first"), 60);
+    let second = spec_folder(&dir.path().join("second"), 70);
+    let out = dir.path().join("out");
+    // The last --spec defines toy-4x4, so its scheme marks, never the first's.
+    let (_, weight) = grade_with(&[&first, &second], &out, false);
+    assert_eq!(weight, 70);
+    let (_, weight) = grade_with(&[&second, &first], &out, false);
+    assert_eq!(weight, 60);
+    // Resumed with nothing changed: nothing is graded again.
+    let (stderr, weight) = grade_with(&[&second, &first], &out, true);
+    assert!(stderr.contains("(4 resumed)"), "{stderr}");
+    assert_eq!(weight, 60);
+    // The scheme edited: every submission is marked again with it.
+    spec_folder(&dir.path().join("first"), 90);
+    let (stderr, weight) = grade_with(&[&second, &first], &out, true);
+    assert!(stderr.contains("(0 resumed)"), "{stderr}");
+    assert_eq!(weight, 90);
+}
+
+#[test]
+fn a_student_tests_file_without_its_scheme_is_refused_and_a_misnamed_scheme_is_found_by_check() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = spec_folder(dir.path(), 80);
+    std::fs::rename(
+        dir.path().join("marking/toy-4x4.toml"),
+        dir.path().join("marking/toy_4x4.toml"),
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("marking/toy-4x4.tests.toml"), "").unwrap();
+    let out = dir.path().join("out");
+    let target = target();
+    let run = common::broadside()
+        .args([
+            "grade",
+            "--suite",
+            SCENARIOS,
+            "--marking",
+            "--target",
+            &target,
+        ])
+        .args(["--submissions", CLASS])
+        .arg("--spec")
+        .arg(&spec)
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .code(2);
+    let stderr = String::from_utf8_lossy(&run.get_output().stderr).to_string();
+    assert!(
+        stderr.contains("toy-4x4.tests.toml has no scheme beside it"),
+        "{stderr}"
+    );
+    std::fs::remove_file(dir.path().join("marking/toy-4x4.tests.toml")).unwrap();
+    // check names the misnamed scheme: grade would never find it.
+    let run = common::broadside()
+        .arg("check")
+        .arg(dir.path())
+        .assert()
+        .code(2);
+    let stderr = String::from_utf8_lossy(&run.get_output().stderr).to_string();
+    assert!(
+        stderr.contains("the scheme is for `toy-4x4` but the file is `toy_4x4.toml`"),
+        "{stderr}"
+    );
+}

@@ -81,11 +81,13 @@ pub struct GradeArgs {
     limits: LimitArgs,
 }
 
-/// The marking scheme of the suites' one assignment (`--marking`): the one beside a `--spec`
-/// file (`marking/<assignment>.toml` in its folder), else the bundled one.
+/// The marking scheme of the suites' one assignment (`--marking`): the one beside the
+/// `--spec` file that defines the assignment (the last given, as the spec itself is; in
+/// `marking/<assignment>.toml` in its folder), else the bundled one, with a warning when a
+/// spec of the course's own has none beside it.
 ///
 /// Errors: the scenarios span several assignments, the assignment has no scheme, or the one
-/// beside a spec is broken.
+/// beside its spec is broken.
 fn marking_scheme(
     scenarios: &[broadside::scenario::Scenario],
     specs: &[Utf8PathBuf],
@@ -98,18 +100,40 @@ fn marking_scheme(
             ids.iter().copied().collect::<Vec<_>>().join(", ")
         )));
     };
-    for spec in specs {
-        if let Some(scheme) = broadside::marking::scheme::beside(spec, id)
+    let own = specs
+        .iter()
+        .rev()
+        .find(|p| spec_id(p).as_deref() == Some(id));
+    if let Some(spec) = own
+        && let Some(scheme) = broadside::marking::scheme::beside(spec, id)
             .map_err(|e| Error::Input(format!("--marking: {e}")))?
-        {
-            return Ok(scheme);
-        }
+    {
+        return Ok(scheme);
     }
-    broadside::marking::bundled(id).ok_or_else(|| {
-        Error::Input(format!(
+    let looked = own.map(|spec| broadside::marking::scheme::beside_paths(spec, id).0);
+    match (broadside::marking::bundled(id), looked) {
+        (Some(scheme), Some(path)) => {
+            let _ = writeln!(
+                anstream::stderr(),
+                "warning: --marking: no {path} beside the spec of {id}: its bundled marking scheme is used"
+            );
+            Ok(scheme)
+        }
+        (Some(scheme), None) => Ok(scheme),
+        (None, Some(path)) => Err(Error::Input(format!(
+            "--marking: no marking scheme for {id}: none at {path}, beside its spec, and none bundled"
+        ))),
+        (None, None) => Err(Error::Input(format!(
             "--marking: no marking scheme for {id}: specs/marking/ has the bundled ones, and a spec given with --spec may have one beside it, in marking/{id}.toml"
-        ))
-    })
+        ))),
+    }
+}
+
+/// The `id` a spec file declares, if it can be read (it was loaded already, so it can).
+fn spec_id(path: &Utf8Path) -> Option<String> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let table: toml::Table = toml::from_str(&text).ok()?;
+    table.get("id")?.as_str().map(String::from)
 }
 
 /// `--stop-grace`: 0 to 3600 seconds.
@@ -171,7 +195,7 @@ pub fn grade(args: GradeArgs) -> Result<u8, Error> {
         resume: args.resume,
         stop,
         slot_users: Some(users.base),
-        settings: settings(&template, &limits, &suites, args.marking),
+        settings: settings(&template, &limits, &suites, scheme.as_ref(), &args.specs),
     };
     let transcripts = args
         .transcript
@@ -267,13 +291,27 @@ fn settings(
     template: &str,
     limits: &broadside::target::limits::Limits,
     suites: &broadside::suite::Suites,
-    marking: bool,
+    marking: Option<&broadside::marking::Scheme>,
+    specs: &[Utf8PathBuf],
 ) -> String {
-    format!(
-        "target {template}; limits {limits:?}; hidden results {:?}{}",
+    let mut out = format!(
+        "target {template}; limits {limits:?}; hidden results {:?}",
         suites.hidden_results(),
-        if marking { "; marking" } else { "" }
-    )
+    );
+    if let Some(scheme) = marking {
+        out.push_str("; marking");
+        // Only a scheme of the course's own: a bundled one is the binary's, and the
+        // reports of a run without --spec keep the digest they had.
+        if !specs.is_empty() {
+            out.push_str(&format!(" {}", scheme.source));
+        }
+    }
+    // The course's own specs, as written: one edited since regrades.
+    for spec in specs {
+        let text = std::fs::read_to_string(spec).unwrap_or_default();
+        out.push_str(&format!("; spec {spec} {text}"));
+    }
+    out
 }
 
 /// Names the loose files of the class folder on standard error, never skipped in silence.

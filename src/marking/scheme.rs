@@ -54,6 +54,10 @@ pub struct Scheme {
     /// The student-tests grading, when the handout asks for tests broadside can run.
     #[serde(skip)]
     pub tests: Option<TestsSpec>,
+    /// The texts it was parsed from (the scheme, then its student-tests file), which
+    /// `grade --resume` compares: a scheme edited since regrades.
+    #[serde(skip)]
+    pub source: String,
 }
 
 /// A criterion of the marking scheme.
@@ -261,7 +265,7 @@ pub(crate) fn check_file(source: &crate::diag::Source) -> Result<(), crate::diag
             crate::diag::Diagnostic::new(source, span, e).expected(expected)
         });
     }
-    toml::from_str::<Scheme>(&source.text).map_err(|e| at(source, e))?;
+    let scheme = toml::from_str::<Scheme>(&source.text).map_err(|e| at(source, e))?;
     let beside = source
         .path
         .strip_suffix(".toml")
@@ -276,17 +280,32 @@ pub(crate) fn check_file(source: &crate::diag::Source) -> Result<(), crate::diag
         }
         Err(_) => None,
     };
-    parse(&source.text, tests.as_deref())
-        .map(|_| ())
-        .map_err(|e| {
-            let e = if e.contains("student-tests file") && tests.is_none() {
-                format!("{e} (looked for {beside})")
-            } else {
-                e
-            };
-            let span = source.text.find("out_of").map(|i| i..i + 6);
-            crate::diag::Diagnostic::new(source, span, e).expected(expected)
-        })
+    parse(&source.text, tests.as_deref()).map_err(|e| {
+        let e = if e.contains("student-tests file") && tests.is_none() {
+            format!("{e} (looked for {beside})")
+        } else {
+            e
+        };
+        let span = source.text.find("out_of").map(|i| i..i + 6);
+        crate::diag::Diagnostic::new(source, span, e).expected(expected)
+    })?;
+    // Last, so a broken scheme's own errors come first: the name grade finds it by.
+    let stem = camino::Utf8Path::new(&source.path)
+        .file_stem()
+        .unwrap_or("");
+    if stem != scheme.assignment {
+        let span = source.text.find("assignment").map(|i| i..i + 10);
+        return Err(crate::diag::Diagnostic::new(
+            source,
+            span,
+            format!(
+                "the scheme is for `{}` but the file is `{stem}.toml`; grade --marking finds a scheme by its assignment's name, `{}.toml`",
+                scheme.assignment, scheme.assignment
+            ),
+        )
+        .expected(expected));
+    }
+    Ok(())
 }
 
 /// A student-tests file holds together: every chaff breaks a testable function, ids are unique.
@@ -317,37 +336,46 @@ pub fn bundled(assignment: &str) -> Option<Scheme> {
     Some(parse(text, tests).unwrap_or_else(|e| panic!("bundled marking scheme {assignment}: {e}")))
 }
 
-/// The scheme of `assignment` beside a spec file given on the command line (`--spec`):
+/// The scheme of `assignment` beside the spec file that defines it (`--spec`):
 /// `<the spec's folder>/marking/<assignment>.toml`, with `<assignment>.tests.toml` where there
 /// is one, laid out as `specs/` lays out the bundled ones. So a course's own assignment, or
-/// its own weights for a bundled one, is files alone. `Ok(None)`: there is no such file.
+/// its own weights for a bundled one, is files alone. `Ok(None)`: there is neither file.
 ///
 /// Errors (naming the file): it cannot be read, does not hold together, is another
-/// assignment's, or has a student-tests file while the assignment's wheat is not bundled
-/// (the wheat is built into broadside from the correct sample).
+/// assignment's, a student-tests file is there without its scheme, or one is there while the
+/// assignment's wheat is not bundled (the wheat is built into broadside from the correct
+/// sample).
 // A string error: only shown, as an input error.
 pub fn beside(spec: &camino::Utf8Path, assignment: &str) -> Result<Option<Scheme>, String> {
-    let folder = spec.parent().unwrap_or(camino::Utf8Path::new("."));
-    let path = folder.join("marking").join(format!("{assignment}.toml"));
-    let tests_path = folder
-        .join("marking")
-        .join(format!("{assignment}.tests.toml"));
+    let (path, tests_path) = beside_paths(spec, assignment);
     let read = |p: &camino::Utf8Path| std::fs::read_to_string(p).map_err(|e| format!("{p}: {e}"));
-    if !path.exists() {
+    let has_tests = std::fs::symlink_metadata(&tests_path).is_ok();
+    if std::fs::symlink_metadata(&path).is_err() {
+        if has_tests {
+            return Err(format!(
+                "{tests_path} has no scheme beside it: {path} is missing (a student-tests file is read with its scheme)"
+            ));
+        }
         return Ok(None);
     }
     let text = read(&path)?;
-    let tests = if tests_path.exists() {
+    let tests = if has_tests {
         if wheat(assignment).is_empty() {
             return Err(format!(
-                "{tests_path}: grading the student's own tests needs a wheat built into broadside, and {assignment} has none; leave the student-tests figure out of {path}"
+                "{tests_path}: grading the student's own tests needs a wheat built into broadside, and {assignment} has none; remove this file, and any student-tests figure from {path}"
             ));
         }
         Some(read(&tests_path)?)
     } else {
         None
     };
-    let scheme = parse(&text, tests.as_deref()).map_err(|e| format!("{path}: {e}"))?;
+    let scheme = parse(&text, tests.as_deref()).map_err(|e| {
+        if e.contains("student-tests file") && tests.is_none() {
+            format!("{path}: {e} (looked for {tests_path}; the bundled one is not used for a scheme of your own)")
+        } else {
+            format!("{path}: {e}")
+        }
+    })?;
     if scheme.assignment != assignment {
         return Err(format!(
             "{path}: the scheme is for `{}`, not {assignment}",
@@ -355,6 +383,21 @@ pub fn beside(spec: &camino::Utf8Path, assignment: &str) -> Result<Option<Scheme
         ));
     }
     Ok(Some(scheme))
+}
+
+/// Where [`beside`] looks for `assignment`'s scheme and student-tests file next to `spec`.
+pub fn beside_paths(
+    spec: &camino::Utf8Path,
+    assignment: &str,
+) -> (camino::Utf8PathBuf, camino::Utf8PathBuf) {
+    let folder = spec
+        .parent()
+        .unwrap_or(camino::Utf8Path::new("."))
+        .join("marking");
+    (
+        folder.join(format!("{assignment}.toml")),
+        folder.join(format!("{assignment}.tests.toml")),
+    )
 }
 
 /// Parses a scheme and its student-tests file, and checks that it holds together: the
@@ -367,6 +410,7 @@ pub fn parse(text: &str, tests: Option<&str>) -> Result<Scheme, String> {
     if let Some(tests) = tests {
         scheme.tests = Some(toml::from_str(tests).map_err(|e| e.to_string())?);
     }
+    scheme.source = format!("{text}\n{}", tests.unwrap_or(""));
     if scheme.out_of == 0 {
         return Err("out_of is 0; a mark is out of something".into());
     }

@@ -11,6 +11,11 @@
 #   an 82-check pytest file (benches/python/pytest_equivalent.py) on the same submission
 #     ÷ broadside's time per submission in `grade --jobs 2` over GRADE_COPIES copies
 #   `grade --jobs 2` over GRADE_COPIES copies, whole suite: submissions per minute
+#   `grade --marking` ÷ `grade`, MARK_COPIES copies of a solo-10x10 sample with its own tests
+#     and extension (fixtures/marking/solo-10x10/with-extension), `--jobs 2`; and marking's
+#     extra time ÷ its floor: the student's pytest file run alone (one run, timed) once per
+#     run marking makes (the wheat, its confirmation, each reading and chaff of
+#     specs/marking/solo-10x10.tests.toml), two at a time
 #   battleboats dialogue suite (9 dialogues, javac included) on the correct sample
 #     ÷ (javac of the same sources + one bare JVM start, `java -version`)
 #   engine: colab-6x6 shots per second on one core (`cargo bench --bench engine`)
@@ -18,8 +23,8 @@
 #     sample, solo-10x10: cases per second, `--jobs 2` (broadside's own count)
 # The load average is printed before and after: a busy machine shows there.
 #
-# Environment: REPS (rounds per timed row, default 15), GRADE_REPS (rounds of the grade row,
-# default 3), GRADE_COPIES (default 100), FUZZ_CASES (default 20000; 2000 for the Python
+# Environment: REPS (rounds per timed row, default 15), GRADE_REPS (rounds of the grade and
+# marking rows, default 3), GRADE_COPIES (default 100), MARK_COPIES (default 4), FUZZ_CASES (default 20000; 2000 for the Python
 # target), CARGO_TARGET_DIR (honoured). As root, children run as `nobody`, who cannot reach
 # an interpreter under /root (pyenv): then the floor's import and broadside's children both
 # use /usr/bin/python3.
@@ -29,6 +34,7 @@ ROOT=$(pwd)
 REPS=${REPS:-15}
 GRADE_REPS=${GRADE_REPS:-3}
 GRADE_COPIES=${GRADE_COPIES:-100}
+MARK_COPIES=${MARK_COPIES:-4}
 FUZZ_CASES=${FUZZ_CASES:-20000}
 PYTHON=$(python3 -c 'import sys; print(sys.executable)')
 CHILD_PYTHON=$PYTHON
@@ -61,6 +67,13 @@ for i in $(seq -w 1 "$GRADE_COPIES"); do
     mkdir -p "$WORK/class/student-$i"
     cp "$SOLO"/*.py "$WORK/class/student-$i/"
 done
+MARKED=fixtures/marking/solo-10x10/with-extension
+for i in $(seq -w 1 "$MARK_COPIES"); do
+    mkdir -p "$WORK/marking-class/student-$i"
+    cp "$MARKED"/*.py "$WORK/marking-class/student-$i/"
+done
+mkdir -p "$WORK/pytest-alone"
+cp "$MARKED"/*.py "$WORK/pytest-alone/"
 mkdir -p "$WORK/javac"
 cp fixtures/submissions/battleboats/correct/*.java "$WORK/javac/"
 
@@ -68,11 +81,12 @@ echo "== engine (cargo bench --bench engine)" >&2
 ENGINE=$(cargo bench -q --bench engine 2>/dev/null)
 
 "$PYTHON" - "$BIN" "$WORK" "$REPS" "$GRADE_REPS" "$GRADE_COPIES" "$FUZZ_CASES" \
-    "$ENGINE" <<'PYEOF'
-import glob, os, re, statistics, subprocess, sys, time
+    "$ENGINE" "$MARK_COPIES" <<'PYEOF'
+import glob, os, re, statistics, subprocess, sys, time, tomllib
 
-binary, work, reps, grade_reps, copies, fuzz_cases, engine = sys.argv[1:8]
+binary, work, reps, grade_reps, copies, fuzz_cases, engine, mark_copies = sys.argv[1:9]
 reps, grade_reps, copies, fuzz_cases = int(reps), int(grade_reps), int(copies), int(fuzz_cases)
+mark_copies = int(mark_copies)
 child_python = os.environ["BROADSIDE_PYTHON"]
 solo = "fixtures/submissions/solo-10x10/correct"
 steps = sorted(glob.glob("fixtures/scenarios/solo-10x10/*.toml"))
@@ -113,7 +127,7 @@ rows = []
 
 
 def row(what, value, goal, met, detail):
-    rows.append((what, value, goal, "met" if met else "NOT met", detail))
+    rows.append((what, value, goal, "" if goal == "floor" else "met" if met else "NOT met", detail))
 
 
 m = side_by_side([
@@ -142,6 +156,27 @@ row("pytest file ÷ broadside per submission in grade", "{:.1f}×".format(r), "�
 rate = copies / (g["grade"] / 1000) * 60
 row("grade --jobs 2, {} copies".format(copies), "{:.0f}/min".format(rate), "≥ 1,000/min",
     rate >= 1000, "{:.1f} s".format(g["grade"] / 1000))
+
+with open("specs/marking/solo-10x10.tests.toml", "rb") as f:
+    tests = tomllib.load(f)
+runs = 2 + len(tests.get("reading", [])) + len(tests.get("chaff", []))
+grade_argv = [binary, "grade", "--suite", "fixtures/scenarios/solo-10x10", "--submissions",
+              os.path.join(work, "marking-class"), "--jobs", "2"]
+k = side_by_side([
+    ("grade", grade_argv + ["--out", os.path.join(work, "out-plain")], "."),
+    ("marking", grade_argv + ["--out", os.path.join(work, "out-marked"), "--marking"], "."),
+    ("pytest", [child_python, "-B", "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                "test_battleships.py"], os.path.join(work, "pytest-alone")),
+], grade_reps)
+r = k["marking"] / k["grade"]
+row("grade --marking ÷ grade, {} copies".format(mark_copies), "{:.1f}×".format(r), "≤ 2×",
+    r <= 2, "{:.1f} s ÷ {:.1f} s".format(k["marking"] / 1000, k["grade"] / 1000))
+extra = k["marking"] - k["grade"]
+floor = mark_copies * runs * k["pytest"] / 2
+r = extra / floor
+row("marking's extra ÷ its pytest runs alone", "{:.1f}×".format(r), "floor", True,
+    "{:.1f} s ÷ ({} × {} runs × {:.0f} ms ÷ 2 cores)".format(
+        extra / 1000, mark_copies, runs, k["pytest"]))
 
 javac = os.path.join(work, "javac")
 sources = sorted(glob.glob(os.path.join(javac, "*.java")))

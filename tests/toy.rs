@@ -137,16 +137,9 @@ fn the_toy_class_is_graded_with_its_marking_sheet() {
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
-#[test]
-fn a_broken_scheme_beside_the_spec_is_the_authors_error() {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::create_dir(dir.path().join("marking")).unwrap();
-    let spec = dir.path().join("toy-4x4.toml");
-    std::fs::copy(SPEC, &spec).unwrap();
-    let scheme = std::fs::read_to_string("tests/toy/specs/marking/toy-4x4.toml").unwrap();
-    let broken = dir.path().join("marking/toy-4x4.toml");
-    std::fs::write(&broken, scheme.replace("weight = 80", "weight = 70")).unwrap();
-    let out = tempfile::tempdir().unwrap();
+/// Standard error of `grade --marking` of the toy class with `--spec spec` into `out`, which
+/// must refuse to grade (exit 2).
+fn refused_grade(spec: &std::path::Path, out: &std::path::Path) -> String {
     let target = target();
     let run = common::broadside()
         .args([
@@ -159,12 +152,25 @@ fn a_broken_scheme_beside_the_spec_is_the_authors_error() {
         ])
         .args(["--submissions", CLASS])
         .arg("--spec")
-        .arg(&spec)
+        .arg(spec)
         .arg("--out")
-        .arg(out.path())
+        .arg(out)
         .assert()
         .code(2);
-    let stderr = String::from_utf8_lossy(&run.get_output().stderr).to_string();
+    String::from_utf8_lossy(&run.get_output().stderr).to_string()
+}
+
+#[test]
+fn a_broken_scheme_beside_the_spec_is_the_authors_error() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("marking")).unwrap();
+    let spec = dir.path().join("toy-4x4.toml");
+    std::fs::copy(SPEC, &spec).unwrap();
+    let scheme = std::fs::read_to_string("tests/toy/specs/marking/toy-4x4.toml").unwrap();
+    let broken = dir.path().join("marking/toy-4x4.toml");
+    std::fs::write(&broken, scheme.replace("weight = 80", "weight = 70")).unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let stderr = refused_grade(&spec, out.path());
     assert!(
         stderr.contains(&broken.display().to_string())
             && stderr.contains("the criteria's weights add up to 90, not out_of = 100"),
@@ -284,24 +290,7 @@ fn a_student_tests_file_without_its_scheme_is_refused_and_a_misnamed_scheme_is_f
     .unwrap();
     std::fs::write(dir.path().join("marking/toy-4x4.tests.toml"), "").unwrap();
     let out = dir.path().join("out");
-    let target = target();
-    let run = common::broadside()
-        .args([
-            "grade",
-            "--suite",
-            SCENARIOS,
-            "--marking",
-            "--target",
-            &target,
-        ])
-        .args(["--submissions", CLASS])
-        .arg("--spec")
-        .arg(&spec)
-        .arg("--out")
-        .arg(&out)
-        .assert()
-        .code(2);
-    let stderr = String::from_utf8_lossy(&run.get_output().stderr).to_string();
+    let stderr = refused_grade(&spec, &out);
     assert!(
         stderr.contains("toy-4x4.tests.toml has no scheme beside it"),
         "{stderr}"

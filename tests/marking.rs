@@ -403,13 +403,17 @@ def test_message_carries_the_source():
 fn a_broken_scheme_is_refused_where_it_is_broken() {
     let dir = tempfile::tempdir().unwrap();
     let good = std::fs::read_to_string("specs/marking/grenades-8x8.toml").unwrap();
-    let bad_kind = dir.path().join("bad-kind.toml");
+    // Each named for its assignment, as grade finds it (a misnamed one is refused first).
+    for d in ["bad-kind", "bad-weights"] {
+        std::fs::create_dir(dir.path().join(d)).unwrap();
+    }
+    let bad_kind = dir.path().join("bad-kind/grenades-8x8.toml");
     std::fs::write(
         &bad_kind,
         good.replace("mark = \"behaviour\"", "mark = \"style\""),
     )
     .unwrap();
-    let bad_weights = dir.path().join("bad-weights.toml");
+    let bad_weights = dir.path().join("bad-weights/grenades-8x8.toml");
     std::fs::write(&bad_weights, good.replace("weight = 100", "weight = 90")).unwrap();
     for (file, want) in [
         (&bad_kind, "unknown variant `style`"),

@@ -203,9 +203,15 @@ fn a_bundled_driver_is_refused_for_the_toy_before_anything_is_graded() {
         }
         let run = cmd.assert().code(2);
         let stderr = String::from_utf8_lossy(&run.get_output().stderr).to_string();
+        let default = if target.is_none() {
+            " (the default for the spec's language)"
+        } else {
+            ""
+        };
         assert!(
-            stderr
-                .contains("broadside's python driver grades the bundled assignments, not toy-4x4")
+            stderr.contains(&format!(
+                "`python:{{}}`{default}: broadside's python driver grades the bundled assignments, not toy-4x4"
+            ))
                 && stderr.contains("cmd:python3 driver.py {}"),
             "{target:?}: {stderr}"
         );
@@ -288,15 +294,19 @@ fn a_student_tests_file_without_its_scheme_is_refused_and_a_misnamed_scheme_is_f
         dir.path().join("marking/toy_4x4.toml"),
     )
     .unwrap();
-    std::fs::write(dir.path().join("marking/toy-4x4.tests.toml"), "").unwrap();
+    std::fs::copy(
+        "specs/marking/solo-10x10.tests.toml",
+        dir.path().join("marking/toy-4x4.tests.toml"),
+    )
+    .unwrap();
     let out = dir.path().join("out");
     let stderr = refused_grade(&spec, &out);
     assert!(
         stderr.contains("toy-4x4.tests.toml has no scheme beside it"),
         "{stderr}"
     );
-    std::fs::remove_file(dir.path().join("marking/toy-4x4.tests.toml")).unwrap();
-    // check names the misnamed scheme: grade would never find it.
+    // check names both: the misnamed scheme (grade would never find it) and the
+    // student-tests file with no scheme beside it.
     let run = common::broadside()
         .arg("check")
         .arg(dir.path())
@@ -304,7 +314,9 @@ fn a_student_tests_file_without_its_scheme_is_refused_and_a_misnamed_scheme_is_f
         .code(2);
     let stderr = String::from_utf8_lossy(&run.get_output().stderr).to_string();
     assert!(
-        stderr.contains("the scheme is for `toy-4x4` but the file is `toy_4x4.toml`"),
+        stderr.contains("the scheme is for `toy-4x4` but the file is `toy_4x4.toml`")
+            && stderr.contains("a student-tests file with no scheme beside it")
+            && stderr.contains("2 problems found"),
         "{stderr}"
     );
 }

@@ -658,7 +658,7 @@ pub fn template_or_default(
             "--target `{template}` has no `{{}}` where the submission's folder goes; expected e.g. `python:{{}}`"
         )));
     }
-    bundled_driver_grades(&template, scenarios)?;
+    bundled_driver_grades(&template, target.is_none(), scenarios)?;
     Ok(template)
 }
 
@@ -670,6 +670,7 @@ pub fn template_or_default(
 /// Errors: the template names a bundled driver and a scenario is of an assignment not bundled.
 fn bundled_driver_grades(
     template: &str,
+    default: bool,
     scenarios: &[broadside::scenario::Scenario],
 ) -> Result<(), Error> {
     let Some(kind) = ["python", "haskell"]
@@ -688,7 +689,12 @@ fn bundled_driver_grades(
         return Ok(());
     }
     Err(Error::Input(format!(
-        "--target `{template}`: broadside's {kind} driver grades the bundled assignments, not {}; name the course's own driver, e.g. --target 'cmd:python3 driver.py {{}}' (docs/adding-an-assignment.md)",
+        "--target `{template}`{}: broadside's {kind} driver grades the bundled assignments, not {}; name the course's own driver, e.g. --target 'cmd:python3 driver.py {{}}' (docs/adding-an-assignment.md)",
+        if default {
+            " (the default for the spec's language)"
+        } else {
+            ""
+        },
         foreign.into_iter().collect::<Vec<_>>().join(", ")
     )))
 }

@@ -260,12 +260,43 @@ pub(crate) fn check_file(source: &crate::diag::Source) -> Result<(), crate::diag
         toml::from_str::<toml::Table>(&source.text).is_ok_and(|t| t.contains_key("chaff"));
     if tests_toml {
         let tests: TestsSpec = toml::from_str(&source.text).map_err(|e| at(source, e))?;
+        let scheme = source
+            .path
+            .strip_suffix(".tests.toml")
+            .map(|p| format!("{p}.toml"))
+            .unwrap_or_default();
+        if std::fs::symlink_metadata(&scheme).is_err() {
+            return Err(crate::diag::Diagnostic::new(
+                source,
+                None,
+                format!(
+                    "a student-tests file with no scheme beside it: {scheme} is missing (grade --marking reads it with its scheme)"
+                ),
+            )
+            .expected(expected));
+        }
         return check_tests(&tests).map_err(|e| {
             let span = source.text.find("[[chaff]]").map(|i| i..i + 9);
             crate::diag::Diagnostic::new(source, span, e).expected(expected)
         });
     }
     let scheme = toml::from_str::<Scheme>(&source.text).map_err(|e| at(source, e))?;
+    // First: grade finds a scheme, and check its student-tests file, by this name.
+    let stem = camino::Utf8Path::new(&source.path)
+        .file_stem()
+        .unwrap_or("");
+    if stem != scheme.assignment {
+        let span = source.text.find("assignment").map(|i| i..i + 10);
+        return Err(crate::diag::Diagnostic::new(
+            source,
+            span,
+            format!(
+                "the scheme is for `{}` but the file is `{stem}.toml`; grade --marking finds a scheme by its assignment's name, `{}.toml`",
+                scheme.assignment, scheme.assignment
+            ),
+        )
+        .expected(expected));
+    }
     let beside = source
         .path
         .strip_suffix(".toml")
@@ -289,22 +320,6 @@ pub(crate) fn check_file(source: &crate::diag::Source) -> Result<(), crate::diag
         let span = source.text.find("out_of").map(|i| i..i + 6);
         crate::diag::Diagnostic::new(source, span, e).expected(expected)
     })?;
-    // Last, so a broken scheme's own errors come first: the name grade finds it by.
-    let stem = camino::Utf8Path::new(&source.path)
-        .file_stem()
-        .unwrap_or("");
-    if stem != scheme.assignment {
-        let span = source.text.find("assignment").map(|i| i..i + 10);
-        return Err(crate::diag::Diagnostic::new(
-            source,
-            span,
-            format!(
-                "the scheme is for `{}` but the file is `{stem}.toml`; grade --marking finds a scheme by its assignment's name, `{}.toml`",
-                scheme.assignment, scheme.assignment
-            ),
-        )
-        .expected(expected));
-    }
     Ok(())
 }
 

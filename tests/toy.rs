@@ -137,20 +137,26 @@ fn the_toy_class_is_graded_with_its_marking_sheet() {
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
+/// `grade --marking` of the toy class through the course's driver; the caller adds `--spec`
+/// and `--out`.
+fn marking_grade() -> assert_cmd::Command {
+    let mut cmd = common::broadside();
+    cmd.args([
+        "grade",
+        "--suite",
+        SCENARIOS,
+        "--marking",
+        "--target",
+        &target(),
+    ])
+    .args(["--submissions", CLASS]);
+    cmd
+}
+
 /// Standard error of `grade --marking` of the toy class with `--spec spec` into `out`, which
 /// must refuse to grade (exit 2).
 fn refused_grade(spec: &std::path::Path, out: &std::path::Path) -> String {
-    let target = target();
-    let run = common::broadside()
-        .args([
-            "grade",
-            "--suite",
-            SCENARIOS,
-            "--marking",
-            "--target",
-            &target,
-        ])
-        .args(["--submissions", CLASS])
+    let run = marking_grade()
         .arg("--spec")
         .arg(spec)
         .arg("--out")
@@ -236,19 +242,8 @@ fn spec_folder(dir: &std::path::Path, functions: u32) -> std::path::PathBuf {
 /// `grade --marking` of the toy class with these `--spec` files into `out`: its standard
 /// error, and the correct sample's `functions` weight on its sheet.
 fn grade_with(specs: &[&std::path::Path], out: &std::path::Path, resume: bool) -> (String, u64) {
-    let target = target();
-    let mut cmd = common::broadside();
-    cmd.args([
-        "grade",
-        "--suite",
-        SCENARIOS,
-        "--marking",
-        "--target",
-        &target,
-    ])
-    .args(["--submissions", CLASS, "--formats", "json"])
-    .arg("--out")
-    .arg(out);
+    let mut cmd = marking_grade();
+    cmd.args(["--formats", "json"]).arg("--out").arg(out);
     for spec in specs {
         cmd.arg("--spec").arg(spec);
     }

@@ -115,7 +115,7 @@ pub fn specs(extra: &[Utf8PathBuf]) -> Result<SpecSet, Vec<Diagnostic>> {
     let mut errors = Vec::new();
     for path in extra {
         match read_source(path).and_then(|s| crate::spec::parse(&s)) {
-            Ok(spec) => set.insert(spec),
+            Ok(spec) => set.insert_file(spec, path),
             Err(d) => errors.push(d),
         }
     }

@@ -82,7 +82,7 @@ pub struct GradeArgs {
 }
 
 /// The marking scheme of the suites' one assignment (`--marking`): the one beside the
-/// `--spec` file that defines the assignment (the last given, as the spec itself is; in
+/// `--spec` file whose spec is in use (the last given of that id; in
 /// `marking/<assignment>.toml` in its folder), else the bundled one, with a warning when a
 /// spec of the course's own has none beside it.
 ///
@@ -90,7 +90,7 @@ pub struct GradeArgs {
 /// beside its spec is broken.
 fn marking_scheme(
     scenarios: &[broadside::scenario::Scenario],
-    specs: &[Utf8PathBuf],
+    specs: &broadside::spec::SpecSet,
 ) -> Result<broadside::marking::Scheme, Error> {
     let ids: std::collections::BTreeSet<&str> =
         scenarios.iter().map(|s| s.assignment.as_str()).collect();
@@ -100,10 +100,7 @@ fn marking_scheme(
             ids.iter().copied().collect::<Vec<_>>().join(", ")
         )));
     };
-    let own = specs
-        .iter()
-        .rev()
-        .find(|p| spec_id(p).as_deref() == Some(id));
+    let own = specs.file(id);
     if let Some(spec) = own
         && let Some(scheme) = broadside::marking::scheme::beside(spec, id)
             .map_err(|e| Error::Input(format!("--marking: {e}")))?
@@ -127,13 +124,6 @@ fn marking_scheme(
             "--marking: no marking scheme for {id}: specs/marking/ has the bundled ones, and a spec given with --spec may have one beside it, in marking/{id}.toml"
         ))),
     }
-}
-
-/// The `id` a spec file declares, if it can be read (it was loaded already, so it can).
-fn spec_id(path: &Utf8Path) -> Option<String> {
-    let text = std::fs::read_to_string(path).ok()?;
-    let table: toml::Table = toml::from_str(&text).ok()?;
-    table.get("id")?.as_str().map(String::from)
 }
 
 /// `--stop-grace`: 0 to 3600 seconds.
@@ -175,12 +165,7 @@ pub fn grade(args: GradeArgs) -> Result<u8, Error> {
         jobs,
     );
     let scheme = if args.marking {
-        Some(marking_for(
-            &loaded.scenarios,
-            &args.specs,
-            &limits,
-            users.base,
-        )?)
+        Some(marking_for(&loaded.scenarios, &specs, &limits, users.base)?)
     } else {
         None
     };
@@ -334,7 +319,7 @@ fn warn_strays(class: &Utf8Path) {
 /// Errors: no scheme for the assignment (exit 2), or a tool it needs missing (exit 3).
 fn marking_for(
     scenarios: &[broadside::scenario::Scenario],
-    specs: &[Utf8PathBuf],
+    specs: &broadside::spec::SpecSet,
     limits: &broadside::target::limits::Limits,
     base: u32,
 ) -> Result<broadside::marking::Scheme, Error> {

@@ -47,6 +47,8 @@ pub fn builtin_marking_files() -> Vec<(String, &'static str)> {
 #[derive(Debug, Clone, Default)]
 pub struct SpecSet {
     specs: BTreeMap<String, Arc<Spec>>,
+    /// The file each spec in use was read from, for one given as a file ([`SpecSet::insert_file`]).
+    files: BTreeMap<String, camino::Utf8PathBuf>,
 }
 
 impl SpecSet {
@@ -63,7 +65,19 @@ impl SpecSet {
 
     /// Adds (or replaces, by id) a spec.
     pub fn insert(&mut self, spec: Spec) {
+        self.files.remove(&spec.id);
         self.specs.insert(spec.id.clone(), Arc::new(spec));
+    }
+
+    /// Adds (or replaces, by id) a spec read from `path`, which [`SpecSet::file`] then names.
+    pub fn insert_file(&mut self, spec: Spec, path: &camino::Utf8Path) {
+        self.files.insert(spec.id.clone(), path.to_path_buf());
+        self.specs.insert(spec.id.clone(), Arc::new(spec));
+    }
+
+    /// The file the spec of `id` in use was read from; `None` for a bundled one.
+    pub fn file(&self, id: &str) -> Option<&camino::Utf8Path> {
+        self.files.get(id).map(camino::Utf8PathBuf::as_path)
     }
 
     pub fn get(&self, id: &str) -> Option<&Arc<Spec>> {
